@@ -1,0 +1,83 @@
+/**
+ * Service configuration from environment variables (contracts.md §1). Parsed once at start and passed
+ * down explicitly; nothing reads `process.env` elsewhere.
+ */
+import type { Env } from './db/schema.js';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** `{base_url}`: the public address of the API, without a trailing slash. */
+  publicBaseUrl: string;
+  /** `{auth_url}`: the public address of the auth server, without a trailing slash. */
+  authUrl: string;
+  /** The audience every access token of this environment carries: `${publicBaseUrl}/`. */
+  audience: string;
+  appEnv: Env;
+  /** PostgreSQL URL; unset means embedded PGlite in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Bearer token of the admin API; unset turns the admin API off. */
+  adminToken: string | undefined;
+  rateLimitPerMinute: number;
+  redisUrl: string | undefined;
+  logLevel: string;
+  /** Allow webhook URLs on private/loopback addresses and plain HTTP in production (local testing only). */
+  allowPrivateWebhookTargets: boolean;
+  /** Seconds to let in-flight requests finish on shutdown. */
+  shutdownGraceSeconds: number;
+}
+
+export class ConfigError extends Error {}
+
+function int(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+function stripSlash(u: string): string {
+  return u.replace(/\/+$/, '');
+}
+
+/** Reads the configuration; throws `ConfigError` naming the variable on a bad value. */
+export function loadConfig(vars: Record<string, string | undefined>): Config {
+  const port = int('PORT', vars.PORT, 8080, 0, 65535);
+  const host = vars.HOST || '127.0.0.1';
+  const appEnv = (vars.APP_ENV || 'sandbox') as Env;
+  if (appEnv !== 'sandbox' && appEnv !== 'production') {
+    throw new ConfigError(`APP_ENV must be "sandbox" or "production", got ${JSON.stringify(vars.APP_ENV)}`);
+  }
+  const publicBaseUrl = stripSlash(vars.PUBLIC_BASE_URL || `http://127.0.0.1:${port}`);
+  const authUrl = stripSlash(vars.AUTH_URL || `${publicBaseUrl}/auth`);
+  for (const [name, value] of [['PUBLIC_BASE_URL', publicBaseUrl], ['AUTH_URL', authUrl]] as const) {
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError(`${name} must be an absolute URL, got ${JSON.stringify(value)}`);
+    }
+  }
+  const databaseUrl = vars.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  return {
+    port,
+    host,
+    publicBaseUrl,
+    authUrl,
+    audience: `${publicBaseUrl}/`,
+    appEnv,
+    databaseUrl,
+    dataDir: vars.DATA_DIR || './data',
+    adminToken: vars.ADMIN_TOKEN || undefined,
+    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', vars.RATE_LIMIT_PER_MINUTE, 1200, 1, 10_000_000),
+    redisUrl: vars.REDIS_URL || undefined,
+    logLevel: vars.LOG_LEVEL || 'info',
+    allowPrivateWebhookTargets: vars.ALLOW_PRIVATE_WEBHOOK_TARGETS === 'true',
+    shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', vars.SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Opens the database: embedded PGlite in a data directory, or PostgreSQL through a pool. Both speak
+ * the same SQL; the rest of the code sees only `Kysely<Database>`.
+ */
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  engine: 'pglite' | 'postgres';
+  /** The PGlite instance when embedded (for dumps in tests), else undefined. */
+  pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+// PostgreSQL type OIDs whose text form we keep as text: date, timestamp (without zone).
+const KEEP_AS_TEXT = [1082, 1114];
+
+export interface OpenOptions {
+  databaseUrl?: string | undefined;
+  dataDir?: string;
+  /** For PGlite: start from a dumped data directory (tests load a migrated template this way). */
+  loadDataDir?: Blob;
+  /** For PGlite: keep everything in memory. */
+  inMemory?: boolean;
+  /** For PostgreSQL: schema to put first on the search_path (tests isolate themselves this way). */
+  schema?: string;
+  poolSize?: number;
+}
+
+/** Opens PGlite or PostgreSQL per the options (contracts.md §1 "Storage"). */
+export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10);
+  return openPGlite(opts);
+}
+
+async function openPGlite(opts: OpenOptions): Promise<DatabaseHandle> {
+  let dataDir: string | undefined;
+  if (!opts.inMemory) {
+    dataDir = opts.dataDir ?? './data';
+    await mkdir(dataDir, { recursive: true });
+    dataDir = `${dataDir.replace(/\/+$/, '')}/pglite`;
+  }
+  const parsers = Object.fromEntries(KEEP_AS_TEXT.map((oid) => [oid, (v: string) => v]));
+  const pglite = await PGlite.create({
+    ...(dataDir ? { dataDir } : {}),
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    extensions: { btree_gist },
+    parsers,
+  });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    engine: 'pglite',
+    pglite,
+    close: () => db.destroy(),
+  };
+}
+
+async function openPostgres(url: string, schema: string | undefined, max: number): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        KEEP_AS_TEXT.includes(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+    ...(schema ? { options: `-c search_path="${schema}",public` } : {}),
+  });
+  // An idle client's error (e.g. the server restarting) must not crash the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, engine: 'postgres', close: () => db.destroy() };
+}
+
+/** True when the database answers a trivial query. */
+export async function ping(db: Db): Promise<boolean> {
+  try {
+    await sql`SELECT 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

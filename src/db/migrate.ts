@@ -1,0 +1,36 @@
+/**
+ * Runs the schema migrations (at start, by `npm run migrate`, and in tests). Migrations are listed
+ * statically so that the bundle and the TypeScript runner see the same set.
+ */
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import * as m0001 from './migrations/0001_initial.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_initial': m0001,
+};
+
+class StaticProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return MIGRATIONS;
+  }
+}
+
+function migrator(db: Kysely<unknown>): Migrator {
+  return new Migrator({ db, provider: new StaticProvider() });
+}
+
+/** Applies every pending migration; throws with the failing migration's name on error. */
+export async function migrateToLatest(db: Kysely<never>): Promise<string[]> {
+  const { error, results } = await migrator(db as Kysely<unknown>).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** True when every known migration has been applied (used by `/readyz`). */
+export async function migrationsCurrent(db: Kysely<never>): Promise<boolean> {
+  const all = await migrator(db as Kysely<unknown>).getMigrations();
+  return all.every((m) => m.executedAt !== undefined);
+}

@@ -1,0 +1,456 @@
+/** Kysely table types; they mirror `migrations/`. */
+import type { ColumnType, Generated } from 'kysely';
+
+export type Env = 'sandbox' | 'production';
+/** A timestamptz: read as Date, written as Date or ISO string; defaulted by the database. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** A column with a database default: optional on insert. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
+
+export interface DevelopersTable {
+  id: string;
+  env: Env;
+  name: string;
+  rate_limit_per_minute: number | null;
+  created_at: Timestamp;
+}
+
+export interface OauthClientsTable {
+  client_id: string;
+  env: Env;
+  developer_id: string;
+  kind: 'confidential' | 'public';
+  secret_hash: string | null;
+  scopes: string[];
+  redirect_uris: Defaulted<string[]>;
+  created_at: Timestamp;
+  secret_rotated_at: NullableTimestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  env: Env;
+  email: string;
+  password_hash: string;
+  role: 'patient' | 'provider';
+  provider_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  env: Env;
+  alg: string;
+  private_jwk: unknown;
+  public_jwk: unknown;
+  created_at: Timestamp;
+  retired_at: NullableTimestamp;
+}
+
+export interface TokenFamiliesTable {
+  id: string;
+  env: Env;
+  client_id: string;
+  user_id: string | null;
+  scopes: string[];
+  created_at: Timestamp;
+  absolute_expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface AuthorizationCodesTable {
+  code_hash: string;
+  env: Env;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scopes: string[];
+  family_id: string;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  family_id: string;
+  created_at: Timestamp;
+  idle_expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface LoginSessionsTable {
+  id_hash: string;
+  env: Env;
+  user_id: string;
+  anonymous_subject: string | null;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface PracticesTable {
+  env: Env;
+  id: string;
+  name: string;
+  insurance_managed_at_practice: Defaulted<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SpecialtiesTable {
+  env: Env;
+  id: string;
+  name: string;
+  care_category: 'health' | 'dental' | 'vision';
+  default_visit_reason_id: string;
+}
+
+export interface VisitReasonsTable {
+  env: Env;
+  id: string;
+  name: string;
+  specialty_id: string;
+  duration_new_minutes: number;
+  duration_existing_minutes: number;
+}
+
+export interface ProvidersTable {
+  env: Env;
+  id: string;
+  npi: string;
+  practice_id: string;
+  first_name: string;
+  last_name: string;
+  title: string | null;
+  gender_identity: string | null;
+  statement: string | null;
+  photo_url: string | null;
+  languages: Defaulted<string[]>;
+  certifications: Defaulted<string[]>;
+  education_institutions: Defaulted<string[]>;
+  main_specialty_id: string | null;
+  specialty_ids: Defaulted<string[]>;
+  default_visit_reason_id: string | null;
+  visit_reason_ids: Defaulted<string[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface LocationsTable {
+  env: Env;
+  id: string;
+  is_virtual: Defaulted<boolean>;
+  location_name: string | null;
+  address1: string | null;
+  address2: string | null;
+  city: string | null;
+  state: string;
+  zip_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  time_zone: string;
+  phone_number: string | null;
+  phone_extension: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type ConfirmationType = 'auto' | 'manual' | 'pending_evaluation';
+export type VisitType = 'in_person' | 'platform_video_service' | 'third_party_video_service';
+
+export interface ProviderLocationsTable {
+  env: Env;
+  id: string;
+  provider_id: string;
+  location_id: string;
+  provider_location_type: 'in_person_provider' | 'virtual_provider';
+  visit_type: Defaulted<VisitType>;
+  confirmation_type: Defaulted<ConfirmationType>;
+  required_fields: Defaulted<string[]>;
+  accepts_booking_requests_from: Defaulted<string[]>;
+  is_provider_resource: Defaulted<boolean>;
+  active: Defaulted<boolean>;
+  go_live_at: Timestamp;
+  profile_updated_at: Timestamp;
+  deactivated_at: NullableTimestamp;
+}
+
+export interface DeveloperProviderLocationsTable {
+  env: Env;
+  developer_id: string;
+  provider_location_id: string;
+  added_at: Timestamp;
+}
+
+export interface DirectoryChangesTable {
+  id: Generated<string>;
+  env: Env;
+  provider_location_id: string;
+  change: 'added' | 'removed' | 'profile_updated';
+  changed_at: Timestamp;
+}
+
+export interface InsuranceCarriersTable {
+  env: Env;
+  id: string;
+  name: string;
+}
+
+export interface InsurancePlansTable {
+  env: Env;
+  id: string;
+  carrier_id: string;
+  name: string;
+  plan_type: string;
+  program_type: string;
+  status: Defaulted<'inactive' | 'active' | 'deleted'>;
+  care_categories: string[];
+  is_national: boolean;
+  states: string[] | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ProviderLocationInsurancePlansTable {
+  env: Env;
+  provider_location_id: string;
+  insurance_plan_id: string;
+}
+
+export interface PracticeInsurancePlansTable {
+  env: Env;
+  practice_id: string;
+  insurance_plan_id: string;
+}
+
+export interface FacilitiesTable {
+  env: Env;
+  id: string;
+  name: string;
+  npi: string | null;
+  building_type: 'clinic' | 'hospital';
+  provider_location_id: string;
+}
+
+export interface WeeklySchedulesTable {
+  id: Generated<string>;
+  env: Env;
+  provider_location_id: string;
+  /** ISO weekday, 1 = Monday … 7 = Sunday. */
+  weekday: number;
+  /** Local wall-clock time `HH:MM[:SS]` in the location's zone. */
+  start_local: string;
+  end_local: string;
+  visit_reason_ids: string[] | null;
+  patient_type: 'new' | 'existing' | null;
+}
+
+export interface CalendarTimeslotsTable {
+  id: string;
+  env: Env;
+  provider_id: string;
+  location_id: string;
+  local_date: ColumnType<string, string, string>;
+  start_local: ColumnType<string, string, string>;
+  time_zone: string;
+  start_utc: Timestamp;
+  allowed_visit_reason_ids: string[] | null;
+  excluded_visit_reason_ids: string[] | null;
+  patient_type: 'new' | 'existing' | null;
+  created_at: Timestamp;
+}
+
+export interface PatientsTable {
+  id: string;
+  env: Env;
+  developer_id: string;
+  created_by_user_id: string | null;
+  developer_patient_id: string | null;
+  first_name: string;
+  last_name: string;
+  date_of_birth: ColumnType<string, string, string>;
+  sex_at_birth: 'male' | 'female';
+  phone_number: string;
+  email_address: string;
+  address: unknown;
+  insurance: unknown;
+  gender: string[] | null;
+  created_at: Timestamp;
+}
+
+export type AppointmentStatus =
+  | 'pending_booking'
+  | 'confirmed'
+  | 'booking_failed'
+  | 'cancelled'
+  | 'no_show'
+  | 'pending_reschedule'
+  | 'rescheduled'
+  | 'reschedule_failed';
+
+export interface AppointmentsTable {
+  id: string;
+  env: Env;
+  developer_id: string;
+  booked_by_client_id: string;
+  booked_by_user_id: string | null;
+  patient_id: string;
+  developer_patient_id: string | null;
+  provider_location_id: string;
+  provider_id: string;
+  location_id: string;
+  practice_id: string | null;
+  visit_reason_id: string;
+  patient_type: 'new' | 'existing';
+  start_time: Timestamp;
+  end_time: Timestamp;
+  time_zone: string;
+  pending_start_time: NullableTimestamp;
+  pending_end_time: NullableTimestamp;
+  appointment_status: AppointmentStatus;
+  confirmation_type: ConfirmationType;
+  visit_type: VisitType;
+  is_provider_resource: Defaulted<boolean>;
+  notes: string | null;
+  cancellation_reason: string | null;
+  cancellation_reason_type: string | null;
+  arrived_at: NullableTimestamp;
+  evaluate_after: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AppointmentHoldsTable {
+  appointment_id: string;
+  kind: 'current' | 'pending';
+  env: Env;
+  provider_id: string;
+  /** A PostgreSQL tstzrange literal, e.g. `[2026-01-01T10:00Z,2026-01-01T10:30Z)`. */
+  during: string;
+}
+
+export interface AttachmentsTable {
+  id: string;
+  env: Env;
+  developer_id: string;
+  appointment_id: string;
+  attachment_type: 'community_care_packet' | 'pcp_patient_referral';
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  content: Uint8Array;
+  created_at: Timestamp;
+}
+
+export interface WebhookEndpointsTable {
+  developer_id: string;
+  env: Env;
+  url: string;
+  keys: string[];
+  updated_at: Timestamp;
+}
+
+export interface OutboxEventsTable {
+  id: string;
+  env: Env;
+  developer_id: string;
+  appointment_id: string;
+  update_type: 'created' | 'updated' | 'cancelled';
+  changed_attributes: Defaulted<string[]>;
+  occurred_at: Timestamp;
+  status: Defaulted<'pending' | 'delivered' | 'failed' | 'skipped'>;
+  attempts: Defaulted<number>;
+  next_attempt_at: Timestamp;
+  locked_until: NullableTimestamp;
+  delivered_at: NullableTimestamp;
+  last_error: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  event_id: string;
+  attempt: number;
+  url: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  attempted_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  env: Env;
+  developer_id: string;
+  principal: string;
+  key: string;
+  method: string;
+  path: string;
+  request_hash: string;
+  status_code: number | null;
+  response_body: unknown;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface InsuranceMappingRequestsTable {
+  id: string;
+  env: Env;
+  developer_id: string;
+  provider_location_id: string;
+  operation: 'Add' | 'Remove' | 'Replace';
+  insurance_plan_ids: string[];
+  status: Defaulted<'pending' | 'applied' | 'failed'>;
+  created_at: Timestamp;
+  applied_at: NullableTimestamp;
+  error: string | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  env: Env;
+  developer_id: string;
+  actor_client_id: string | null;
+  actor_user_id: string | null;
+  actor_kind: 'client' | 'user' | 'operator' | 'service';
+  appointment_id: string;
+  action: string;
+  request_id: string | null;
+  at: Timestamp;
+}
+
+export interface Database {
+  developers: DevelopersTable;
+  oauth_clients: OauthClientsTable;
+  users: UsersTable;
+  signing_keys: SigningKeysTable;
+  token_families: TokenFamiliesTable;
+  authorization_codes: AuthorizationCodesTable;
+  refresh_tokens: RefreshTokensTable;
+  login_sessions: LoginSessionsTable;
+  practices: PracticesTable;
+  specialties: SpecialtiesTable;
+  visit_reasons: VisitReasonsTable;
+  providers: ProvidersTable;
+  locations: LocationsTable;
+  provider_locations: ProviderLocationsTable;
+  developer_provider_locations: DeveloperProviderLocationsTable;
+  directory_changes: DirectoryChangesTable;
+  insurance_carriers: InsuranceCarriersTable;
+  insurance_plans: InsurancePlansTable;
+  provider_location_insurance_plans: ProviderLocationInsurancePlansTable;
+  practice_insurance_plans: PracticeInsurancePlansTable;
+  facilities: FacilitiesTable;
+  weekly_schedules: WeeklySchedulesTable;
+  calendar_timeslots: CalendarTimeslotsTable;
+  patients: PatientsTable;
+  appointments: AppointmentsTable;
+  appointment_holds: AppointmentHoldsTable;
+  attachments: AttachmentsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  outbox_events: OutboxEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  insurance_mapping_requests: InsuranceMappingRequestsTable;
+  audit_log: AuditLogTable;
+}

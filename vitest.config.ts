@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    globalSetup: ['test/helpers/global-setup.ts'],
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/browser/**'],
+    // PGlite instances are heavy; two cores: keep parallelism modest.
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
