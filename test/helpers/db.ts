@@ -25,7 +25,7 @@ export async function freshDatabase(opts: { poolSize?: number } = {}): Promise<D
     await admin.query(`CREATE SCHEMA "${schema}"`);
     await admin.end();
     const handle = await openDatabase({ databaseUrl: testDatabaseUrl, schema, poolSize: opts.poolSize ?? 10 });
-    await migrateToLatest(handle.db as never);
+    await migrateToLatest(handle.db);
     return {
       ...handle,
       schema,
@@ -36,5 +36,5 @@ export async function freshDatabase(opts: { poolSize?: number } = {}): Promise<D
     };
   }
   templateBytes ??= await readFile(inject('pgliteTemplate'));
-  return openDatabase({ inMemory: true, loadDataDir: new Blob([templateBytes]) });
+  return openDatabase({ inMemory: true, loadDataDir: new Blob([new Uint8Array(templateBytes)]) });
 }

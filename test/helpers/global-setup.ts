@@ -18,7 +18,7 @@ export async function setup(project: TestProject): Promise<void> {
   }
   dir = await mkdtemp(join(tmpdir(), 'carebook-template-'));
   const handle = await openDatabase({ inMemory: true });
-  await migrateToLatest(handle.db as never);
+  await migrateToLatest(handle.db);
   const dump = await handle.pglite!.dumpDataDir('none');
   const file = join(dir, 'template.tar');
   await writeFile(file, Buffer.from(await dump.arrayBuffer()));

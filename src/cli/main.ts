@@ -1,0 +1,149 @@
+/**
+ * `carebook` — the operator's command line (contracts.md §2). Each command works directly on the
+ * database (the service must be stopped when it is embedded PGlite), or, with `--url` and
+ * `--admin-token`, through a running service's admin API.
+ */
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { loadConfig, type Config } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { createDeveloper } from '../domain/developers/create-developer.js';
+import { seedDirectory } from '../domain/directory/seed-directory.js';
+import { createUser } from '../domain/users/create-user.js';
+import { startService } from '../server.js';
+import { adminCall } from './admin-client.js';
+
+interface RemoteOpts {
+  url?: string;
+  adminToken?: string;
+}
+
+function intArg(name: string, min: number, max: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
+    return n;
+  };
+}
+
+/** Runs `fn` against the configured database, migrated, and closes it afterwards. */
+async function withDb<T>(config: Config, fn: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>): Promise<T> {
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrateToLatest(handle.db);
+    return await fn(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
+function print(json: boolean, value: unknown, human: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
+}
+
+function remote(cmd: Command): RemoteOpts {
+  return cmd.optsWithGlobals() as RemoteOpts;
+}
+
+export function buildCli(env: Record<string, string | undefined>): Command {
+  const program = new Command('carebook')
+    .description('Carebook operator tool')
+    .option('--url <url>', 'act through a running service at this address (admin API)')
+    .option('--admin-token <token>', 'admin token for --url (default: $ADMIN_TOKEN)', env.ADMIN_TOKEN)
+    .exitOverride()
+    .showHelpAfterError();
+  const config = (): Config => loadConfig(env);
+
+  program
+    .command('serve')
+    .description('start the API and auth server')
+    .action(async () => {
+      const svc = await startService(config());
+      const stop = (): void => {
+        void svc.close().then(() => process.exit(0));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .action(async () => {
+      const applied = await withDb(config(), async () => []);
+      void applied;
+      process.stdout.write('migrations are current\n');
+    });
+
+  const developer = program.command('developer').description('onboard developers');
+  developer
+    .command('create')
+    .requiredOption('--name <name>', 'display name')
+    .option('--redirect-uri <uri>', 'redirect URI of the user client (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--json', 'print JSON')
+    .action(async (opts: { name: string; redirectUri: string[]; json?: boolean }, cmd: Command) => {
+      const r = remote(cmd);
+      const result = r.url
+        ? await adminCall(r, 'POST', '/developers', { name: opts.name, redirect_uris: opts.redirectUri })
+        : await withDb(config(), (db) => createDeveloper(db, { env: config().appEnv, name: opts.name, redirectUris: opts.redirectUri }));
+      const d = result as Record<string, string>;
+      print(!!opts.json, d, `developer_id   ${d.developer_id}\nclient_id      ${d.client_id}\nclient_secret  ${d.client_secret}\nuser_client_id ${d.user_client_id}`);
+    });
+
+  program
+    .command('user')
+    .description('logins for the authorization code flow')
+    .command('create')
+    .requiredOption('--email <email>')
+    .requiredOption('--password <password>')
+    .requiredOption('--role <role>', 'patient or provider')
+    .option('--provider-id <id>', 'the provider this login belongs to (role provider)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { email: string; password: string; role: string; providerId?: string; json?: boolean }, cmd: Command) => {
+      if (opts.role !== 'patient' && opts.role !== 'provider') throw new InvalidArgumentError('--role must be patient or provider');
+      const role = opts.role;
+      const r = remote(cmd);
+      const result = r.url
+        ? await adminCall(r, 'POST', '/users', { email: opts.email, password: opts.password, role, ...(opts.providerId ? { provider_id: opts.providerId } : {}) })
+        : await withDb(config(), (db) => createUser(db, { env: config().appEnv, email: opts.email, password: opts.password, role, providerId: opts.providerId ?? null }));
+      const u = result as Record<string, string>;
+      print(!!opts.json, u, `user_id ${u.user_id} (${u.role})`);
+    });
+
+  program
+    .command('directory')
+    .description('load the provider directory')
+    .command('seed')
+    .requiredOption('--providers <n>', 'number of providers', intArg('--providers', 1, 100000))
+    .option('--seed <s>', 'random seed (same seed, same directory)', intArg('--seed', 0, 2 ** 31 - 1))
+    .option('--developer <id>', 'add the generated provider-locations to this developer\'s directory')
+    .option('--json', 'print JSON')
+    .action(async (opts: { providers: number; seed?: number; developer?: string; json?: boolean }, cmd: Command) => {
+      const r = remote(cmd);
+      const body = { providers: opts.providers, ...(opts.seed !== undefined ? { seed: opts.seed } : {}), ...(opts.developer ? { developer_id: opts.developer } : {}) };
+      const result = r.url
+        ? await adminCall(r, 'POST', '/directory/seed', body)
+        : await withDb(config(), (db) =>
+            seedDirectory(db, { env: config().appEnv, providers: opts.providers, ...(opts.seed !== undefined ? { seed: opts.seed } : {}), ...(opts.developer ? { developerId: opts.developer } : {}) }),
+          );
+      const s = result as Record<string, number>;
+      print(!!opts.json, s, `providers ${s.providers}, provider-locations ${s.provider_locations} (added ${s.added}, updated ${s.profile_updated})`);
+    });
+
+  return program;
+}
+
+/** Entry point: parses argv, prints errors without stacks, sets the exit code. */
+export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<void> {
+  const program = buildCli(env);
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode;
+      return;
+    }
+    process.stderr.write(`carebook: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Onboards a developer (contracts.md §2 `developer create`): one machine-to-machine credential with
+ * every client-credentials scope, and one public user client (authorization code + PKCE) with the
+ * given redirect URIs. The client secret is returned once and stored only as a hash.
+ */
+import type { Db } from '../../db/database.js';
+import type { Env } from '../../db/schema.js';
+import { prefixedId, secretToken } from '../../lib/ids.js';
+import { hashToken } from '../../lib/secrets.js';
+import { AUTHORIZATION_CODE_SCOPES, CLIENT_CREDENTIALS_SCOPES } from '../credentials/scopes.js';
+import { SANDBOX_FIXTURE_IDS } from '../directory/sandbox-fixtures.js';
+
+export interface NewDeveloper {
+  developer_id: string;
+  client_id: string;
+  client_secret: string;
+  user_client_id: string;
+}
+
+export class InvalidRedirectUri extends Error {}
+
+/** Redirect URIs must be absolute http(s) URLs without fragments (RFC 6749 §3.1.2). */
+export function checkRedirectUri(uri: string): void {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    throw new InvalidRedirectUri(`not an absolute URL: ${uri}`);
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new InvalidRedirectUri(`must be http or https: ${uri}`);
+  if (u.hash) throw new InvalidRedirectUri(`must not contain a fragment: ${uri}`);
+}
+
+export async function createDeveloper(
+  db: Db,
+  input: { env: Env; name: string; redirectUris?: string[]; developerId?: string },
+): Promise<NewDeveloper> {
+  const redirectUris = input.redirectUris ?? [];
+  redirectUris.forEach(checkRedirectUri);
+  const developerId = input.developerId ?? prefixedId('dv');
+  const clientId = prefixedId('cl', 16);
+  const userClientId = prefixedId('uc', 16);
+  const clientSecret = secretToken();
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('developers').values({ id: developerId, env: input.env, name: input.name }).execute();
+    await trx
+      .insertInto('oauth_clients')
+      .values([
+        {
+          client_id: clientId,
+          env: input.env,
+          developer_id: developerId,
+          kind: 'confidential',
+          secret_hash: hashToken(clientSecret),
+          scopes: [...CLIENT_CREDENTIALS_SCOPES],
+        },
+        {
+          client_id: userClientId,
+          env: input.env,
+          developer_id: developerId,
+          kind: 'public',
+          secret_hash: null,
+          scopes: [...AUTHORIZATION_CODE_SCOPES],
+          redirect_uris: redirectUris,
+        },
+      ])
+      .execute();
+    if (input.env === 'sandbox') {
+      // The sandbox fixtures belong to every sandbox developer's directory (contracts.md §6).
+      await trx
+        .insertInto('developer_provider_locations')
+        .columns(['env', 'developer_id', 'provider_location_id'])
+        .expression((eb) =>
+          eb
+            .selectFrom('provider_locations')
+            .where('env', '=', 'sandbox')
+            .where('id', 'in', SANDBOX_FIXTURE_IDS)
+            .select([eb.val('sandbox').as('env'), eb.val(developerId).as('developer_id'), 'id']),
+        )
+        .execute();
+    }
+  });
+  return { developer_id: developerId, client_id: clientId, client_secret: clientSecret, user_client_id: userClientId };
+}

@@ -1,0 +1,341 @@
+/**
+ * Writes a directory document into the database: idempotent upserts keyed by the directory's own
+ * ids, in batches, inside the caller's transaction (so an import is all-or-nothing). Changes to
+ * provider-locations are recorded for the 72-hour change summary (interface.md §2.4).
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, Env } from '../../db/schema.js';
+import { providerLocationId, type DirectoryDocument } from './document.js';
+
+const BATCH = 500;
+
+export interface WriteSummary {
+  practices: number;
+  specialties: number;
+  visit_reasons: number;
+  insurance_carriers: number;
+  insurance_plans: number;
+  providers: number;
+  locations: number;
+  provider_locations: number;
+  facilities: number;
+  added: number;
+  removed: number;
+  profile_updated: number;
+}
+
+function chunks<T>(rows: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += BATCH) out.push(rows.slice(i, i + BATCH));
+  return out;
+}
+
+/**
+ * Upserts rows keyed by (env, id); returns the ids that were inserted or really changed (rows whose
+ * compared columns are equal are left untouched, so re-importing the same file changes nothing).
+ */
+async function upsert(
+  trx: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  table: string,
+  rows: Record<string, unknown>[],
+  compare: string[],
+  extraSet: Record<string, unknown> = {},
+): Promise<{ inserted: string[]; updated: string[] }> {
+  const inserted: string[] = [];
+  const updated: string[] = [];
+  for (const batch of chunks(rows)) {
+    const res = await trx
+      .insertInto(table)
+      .values(batch)
+      .onConflict((oc) =>
+        oc
+          .columns(['env', 'id'])
+          .doUpdateSet(() => ({
+            ...Object.fromEntries(compare.map((c) => [c, sql.ref(`excluded.${c}`)])),
+            ...extraSet,
+          }))
+          .where(
+            sql<boolean>`(${sql.join(compare.map((c) => sql.ref(`${table}.${c}`)))}) IS DISTINCT FROM (${sql.join(
+              compare.map((c) => sql.ref(`excluded.${c}`)),
+            )})`,
+          ),
+      )
+      .returning(['id', sql<boolean>`(xmax = 0)`.as('inserted')])
+      .execute();
+    for (const r of res as { id: string; inserted: boolean }[]) (r.inserted ? inserted : updated).push(r.id);
+  }
+  return { inserted, updated };
+}
+
+/** Writes `doc` for environment `env`; with `developerId`, its provider-locations join that developer's directory. */
+export async function writeDirectory(
+  trx: Transaction<Database>,
+  env: Env,
+  doc: DirectoryDocument,
+  opts: { developerId?: string } = {},
+): Promise<WriteSummary> {
+  const t = trx as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const now = sql<Date>`now()`;
+  const changedProviders = new Set<string>();
+  const changedLocations = new Set<string>();
+
+  // Specialties and visit reasons refer to each other (default visit reason); the FK runs one way only.
+  await upsert(t, 'specialties', (doc.specialties ?? []).map((s) => ({ env, ...s })), [
+    'name', 'care_category', 'default_visit_reason_id',
+  ]);
+  await upsert(
+    t,
+    'visit_reasons',
+    (doc.visit_reasons ?? []).map((v) => ({
+      env,
+      id: v.id,
+      name: v.name,
+      specialty_id: v.specialty_id,
+      duration_new_minutes: v.duration_minutes.new,
+      duration_existing_minutes: v.duration_minutes.existing,
+    })),
+    ['name', 'specialty_id', 'duration_new_minutes', 'duration_existing_minutes'],
+  );
+  await upsert(t, 'insurance_carriers', (doc.insurance_carriers ?? []).map((c) => ({ env, ...c })), ['name']);
+  await upsert(
+    t,
+    'insurance_plans',
+    (doc.insurance_plans ?? []).map((p) => ({
+      env,
+      id: p.id,
+      carrier_id: p.carrier_id,
+      name: p.name,
+      plan_type: p.plan_type,
+      program_type: p.program_type,
+      status: p.status ?? 'active',
+      care_categories: p.care_categories,
+      is_national: p.coverage_area.is_national,
+      states: p.coverage_area.is_national ? null : p.coverage_area.states,
+    })),
+    ['carrier_id', 'name', 'plan_type', 'program_type', 'status', 'care_categories', 'is_national', 'states'],
+    { updated_at: now },
+  );
+  await upsert(
+    t,
+    'practices',
+    (doc.practices ?? []).map((p) => ({
+      env,
+      id: p.id,
+      name: p.name,
+      insurance_managed_at_practice: p.insurance_managed_at_practice ?? false,
+    })),
+    ['name', 'insurance_managed_at_practice'],
+    { updated_at: now },
+  );
+  for (const p of doc.practices ?? []) {
+    if (!p.insurance_plan_ids) continue;
+    await trx.deleteFrom('practice_insurance_plans').where('env', '=', env).where('practice_id', '=', p.id).execute();
+    if (p.insurance_plan_ids.length) {
+      await trx
+        .insertInto('practice_insurance_plans')
+        .values(p.insurance_plan_ids.map((insurance_plan_id) => ({ env, practice_id: p.id, insurance_plan_id })))
+        .execute();
+    }
+  }
+
+  const providerCols = [
+    'npi', 'practice_id', 'first_name', 'last_name', 'title', 'gender_identity', 'statement', 'photo_url', 'languages',
+    'certifications', 'education_institutions', 'main_specialty_id', 'specialty_ids', 'default_visit_reason_id',
+    'visit_reason_ids',
+  ];
+  const prov = await upsert(
+    t,
+    'providers',
+    (doc.providers ?? []).map((p) => ({
+      env,
+      id: p.id,
+      npi: p.npi,
+      practice_id: p.practice_id,
+      first_name: p.first_name,
+      last_name: p.last_name,
+      title: p.title ?? null,
+      gender_identity: p.gender_identity ?? null,
+      statement: p.statement ?? null,
+      photo_url: p.photo_url ?? null,
+      languages: p.languages ?? [],
+      certifications: p.certifications ?? [],
+      education_institutions: p.education_institutions ?? [],
+      main_specialty_id: p.main_specialty_id ?? null,
+      specialty_ids: p.specialty_ids ?? [],
+      default_visit_reason_id: p.default_visit_reason_id ?? null,
+      visit_reason_ids: p.visit_reason_ids ?? [],
+    })),
+    providerCols,
+    { updated_at: now },
+  );
+  prov.updated.forEach((id) => changedProviders.add(id));
+
+  const locCols = [
+    'is_virtual', 'location_name', 'address1', 'address2', 'city', 'state', 'zip_code', 'latitude', 'longitude',
+    'time_zone', 'phone_number', 'phone_extension',
+  ];
+  const loc = await upsert(
+    t,
+    'locations',
+    (doc.locations ?? []).map((l) => ({
+      env,
+      id: l.id,
+      is_virtual: l.is_virtual ?? false,
+      location_name: l.location_name ?? null,
+      address1: l.address1 ?? null,
+      address2: l.address2 ?? null,
+      city: l.city ?? null,
+      state: l.state,
+      zip_code: l.zip_code ?? null,
+      latitude: l.latitude ?? null,
+      longitude: l.longitude ?? null,
+      time_zone: l.time_zone,
+      phone_number: l.phone_number ?? null,
+      phone_extension: l.phone_extension ?? null,
+    })),
+    locCols,
+    { updated_at: now },
+  );
+  loc.updated.forEach((id) => changedLocations.add(id));
+
+  const plRows = (doc.provider_locations ?? []).map((pl) => ({
+    env,
+    id: providerLocationId(pl.provider_id, pl.location_id),
+    provider_id: pl.provider_id,
+    location_id: pl.location_id,
+    provider_location_type: pl.provider_location_type ?? 'in_person_provider',
+    visit_type: pl.visit_type ?? (pl.provider_location_type === 'virtual_provider' ? 'platform_video_service' : 'in_person'),
+    confirmation_type: pl.confirmation_type ?? 'auto',
+    required_fields: pl.required_fields ?? [],
+    accepts_booking_requests_from: pl.accepts_booking_requests_from ?? ['in_network', 'out_of_network', 'self_pay'],
+    is_provider_resource: pl.is_provider_resource ?? false,
+    active: pl.active ?? true,
+  }));
+  const before = new Map<string, boolean>();
+  for (const batch of chunks(plRows.map((r) => r.id))) {
+    const rows = await trx
+      .selectFrom('provider_locations')
+      .select(['id', 'active'])
+      .where('env', '=', env)
+      .where('id', 'in', batch)
+      .execute();
+    rows.forEach((r) => before.set(r.id, r.active));
+  }
+  const pl = await upsert(t, 'provider_locations', plRows, [
+    'provider_location_type', 'visit_type', 'confirmation_type', 'required_fields', 'accepts_booking_requests_from',
+    'is_provider_resource', 'active',
+  ]);
+  const changes: { env: Env; provider_location_id: string; change: 'added' | 'removed' | 'profile_updated' }[] = [];
+  const activeNow = new Map(plRows.map((r) => [r.id, r.active]));
+  for (const id of [...pl.inserted, ...pl.updated]) {
+    const wasActive = before.get(id);
+    const isActive = activeNow.get(id)!;
+    if (wasActive === undefined) {
+      if (isActive) changes.push({ env, provider_location_id: id, change: 'added' });
+    } else if (wasActive && !isActive) {
+      changes.push({ env, provider_location_id: id, change: 'removed' });
+    } else if (!wasActive && isActive) {
+      changes.push({ env, provider_location_id: id, change: 'added' });
+    } else {
+      changes.push({ env, provider_location_id: id, change: 'profile_updated' });
+    }
+  }
+  // Activation time and deactivation time follow the `active` flag.
+  const reactivated = changes.filter((c) => c.change === 'added' && before.has(c.provider_location_id));
+  for (const batch of chunks(reactivated.map((c) => c.provider_location_id))) {
+    await trx.updateTable('provider_locations').set({ go_live_at: now, deactivated_at: null })
+      .where('env', '=', env).where('id', 'in', batch).execute();
+  }
+  for (const batch of chunks(changes.filter((c) => c.change === 'removed').map((c) => c.provider_location_id))) {
+    await trx.updateTable('provider_locations').set({ deactivated_at: now }).where('env', '=', env).where('id', 'in', batch).execute();
+  }
+  // A changed provider or location profile updates every active provider-location that shows it.
+  const alreadyNoted = new Set(changes.map((c) => c.provider_location_id));
+  if (changedProviders.size || changedLocations.size) {
+    const affected = await trx
+      .selectFrom('provider_locations')
+      .select('id')
+      .where('env', '=', env)
+      .where('active', '=', true)
+      .where((eb) =>
+        eb.or([
+          ...(changedProviders.size ? [eb('provider_id', 'in', [...changedProviders])] : []),
+          ...(changedLocations.size ? [eb('location_id', 'in', [...changedLocations])] : []),
+        ]),
+      )
+      .execute();
+    for (const { id } of affected) {
+      if (!alreadyNoted.has(id)) changes.push({ env, provider_location_id: id, change: 'profile_updated' });
+    }
+  }
+  const profileUpdated = changes.filter((c) => c.change === 'profile_updated').map((c) => c.provider_location_id);
+  for (const batch of chunks(profileUpdated)) {
+    await trx.updateTable('provider_locations').set({ profile_updated_at: now }).where('env', '=', env).where('id', 'in', batch).execute();
+  }
+  for (const batch of chunks(changes)) await trx.insertInto('directory_changes').values(batch).execute();
+
+  // Per provider-location: insurance plans and weekly schedules are replaced when given.
+  for (const p of doc.provider_locations ?? []) {
+    const id = providerLocationId(p.provider_id, p.location_id);
+    if (p.insurance_plan_ids) {
+      await trx.deleteFrom('provider_location_insurance_plans').where('env', '=', env).where('provider_location_id', '=', id).execute();
+      if (p.insurance_plan_ids.length) {
+        await trx
+          .insertInto('provider_location_insurance_plans')
+          .values(p.insurance_plan_ids.map((insurance_plan_id) => ({ env, provider_location_id: id, insurance_plan_id })))
+          .execute();
+      }
+    }
+    if (p.weekly_schedule) {
+      await trx.deleteFrom('weekly_schedules').where('env', '=', env).where('provider_location_id', '=', id).execute();
+      if (p.weekly_schedule.length) {
+        await trx
+          .insertInto('weekly_schedules')
+          .values(
+            p.weekly_schedule.map((b) => ({
+              env,
+              provider_location_id: id,
+              weekday: b.weekday,
+              start_local: b.start,
+              end_local: b.end,
+              visit_reason_ids: b.visit_reason_ids ?? null,
+              patient_type: b.patient_type ?? null,
+            })),
+          )
+          .execute();
+      }
+    }
+  }
+
+  await upsert(
+    t,
+    'facilities',
+    (doc.facilities ?? []).map((f) => ({ env, id: f.id, name: f.name, npi: f.npi ?? null, building_type: f.building_type, provider_location_id: f.provider_location_id })),
+    ['name', 'npi', 'building_type', 'provider_location_id'],
+  );
+
+  if (opts.developerId && plRows.length) {
+    for (const batch of chunks(plRows)) {
+      await trx
+        .insertInto('developer_provider_locations')
+        .values(batch.map((r) => ({ env, developer_id: opts.developerId!, provider_location_id: r.id })))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+  }
+
+  return {
+    practices: doc.practices?.length ?? 0,
+    specialties: doc.specialties?.length ?? 0,
+    visit_reasons: doc.visit_reasons?.length ?? 0,
+    insurance_carriers: doc.insurance_carriers?.length ?? 0,
+    insurance_plans: doc.insurance_plans?.length ?? 0,
+    providers: doc.providers?.length ?? 0,
+    locations: doc.locations?.length ?? 0,
+    provider_locations: plRows.length,
+    facilities: doc.facilities?.length ?? 0,
+    added: changes.filter((c) => c.change === 'added').length,
+    removed: changes.filter((c) => c.change === 'removed').length,
+    profile_updated: profileUpdated.length,
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Builds the Fastify application: plugins, error model, health, docs, and the route areas. All
+ * dependencies come in through `AppDeps`; nothing here is a module-level singleton.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import ajvFormats from 'ajv-formats';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { TokenVerifier } from '../domain/credentials/principal.js';
+import { adminRoutes } from '../routes/admin/index.js';
+import { makeGuard } from './auth-guard.js';
+import { installErrorHandlers } from './error-handler.js';
+import { healthRoutes } from './health.js';
+import { loggerOptions } from './logger.js';
+import { installMetrics } from './metrics.js';
+import { installOpenApi } from './openapi.js';
+import { requestIdFor } from './request-id.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  /** Verifies `/v1` bearer tokens. */
+  tokenVerifier: TokenVerifier;
+  /** A pino logger; by default one is made from `config.logLevel`. */
+  logger?: Logger;
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, db } = deps;
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: loggerOptions(config.logLevel) }),
+    genReqId: requestIdFor,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    forceCloseConnections: true,
+    return503OnClosing: true,
+    bodyLimit: 1024 * 1024,
+    routerOptions: { maxParamLength: 500 },
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: false },
+      plugins: [ajvFormats as never],
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    if (req.url.startsWith('/v1') || req.url.startsWith('/admin')) reply.header('cache-control', 'no-store');
+  });
+
+  installErrorHandlers(app);
+  const registry = installMetrics(app);
+  await installOpenApi(app, config);
+  healthRoutes(app, db, registry);
+
+  const guard = makeGuard(deps.tokenVerifier);
+  app.decorate('guard', guard);
+
+  if (config.adminToken) {
+    await app.register(adminRoutes, { prefix: '/admin/v1', config: { ...config, adminToken: config.adminToken }, db });
+  }
+
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    guard: ReturnType<typeof makeGuard>;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The bearer-token guard of `/v1` (contracts.md §3). Routes declare what they need; the guard
+ * verifies the token, attaches `request.principal`, and answers 401/403 with the §7 body and
+ * `WWW-Authenticate` (RFC 6750 §3).
+ */
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Principal, TokenVerifier } from '../domain/credentials/principal.js';
+import type { Scope } from '../domain/credentials/scopes.js';
+import { forbidden, unauthorized } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export interface GuardOptions {
+  /** Scope the operation needs; undefined means any valid token of the allowed kinds. */
+  scope?: Scope;
+  /** Anonymous tokens are accepted only on directory and reference reads. */
+  allowAnonymous?: boolean;
+  /** A provider user's token passes without `scope` (calendar of their own provider). */
+  allowProviderUser?: boolean;
+}
+
+/** Reads `Authorization: Bearer <token>` (RFC 6750 §2.1); undefined when absent or malformed. */
+export function bearerToken(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return undefined;
+  const m = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(h.trim());
+  return m?.[1];
+}
+
+/** Builds a preHandler that enforces the options below with the given verifier. */
+export function makeGuard(verifier: TokenVerifier) {
+  return function guard(opts: GuardOptions = {}): preHandlerAsyncHookHandler {
+    return async (req: FastifyRequest, _reply: FastifyReply) => {
+      const token = bearerToken(req);
+      if (!token) throw unauthorized('missing or malformed bearer token');
+      let principal: Principal;
+      try {
+        principal = await verifier.verify(token);
+      } catch {
+        throw unauthorized('invalid or expired token');
+      }
+      if (principal.kind === 'anonymous' && !opts.allowAnonymous) {
+        throw forbidden(opts.scope, 'anonymous tokens may not call this operation');
+      }
+      if (opts.scope && !principal.scopes.has(opts.scope)) {
+        const providerPass = opts.allowProviderUser && principal.kind === 'user' && principal.role === 'provider';
+        if (!providerPass) throw forbidden(opts.scope, `token lacks scope ${opts.scope}`);
+      }
+      req.principal = principal;
+    };
+  };
+}
+
+export type Guard = ReturnType<typeof makeGuard>;
+
+/** The principal set by the guard; a route without the guard calling this is a bug. */
+export function principalOf(req: FastifyRequest): Principal {
+  if (!req.principal) throw new Error('route used principalOf() without the auth guard');
+  return req.principal;
+}

@@ -1,0 +1,70 @@
+/**
+ * Turns Ajv validation errors into §7 field errors, naming every bad field (Ajv runs with
+ * `allErrors`). Fields are dotted paths: `data.patient.phone_number`, `page_size`, `gender[1]`.
+ */
+import type { FastifySchemaValidationError } from 'fastify';
+import type { FieldError } from './errors.js';
+
+function pointerToPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+function describe(e: FastifySchemaValidationError): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return 'is required';
+    case 'enum':
+      return `must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters`;
+    case 'minLength':
+      return `must be at least ${String(p.limit)} characters`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'type':
+      return `must be ${String(p.type)}`;
+    case 'format':
+      return `must be a valid ${String(p.format)}`;
+    case 'pattern':
+      return 'has an invalid format';
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`;
+    case 'minItems':
+      return `must have at least ${String(p.limit)} items`;
+    case 'additionalProperties':
+      return 'is not allowed';
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+/** One field error per Ajv error, de-duplicated, with the field named. */
+export function fieldErrorsFromValidation(errors: FastifySchemaValidationError[], context?: string): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    // anyOf/oneOf add a summary error after the branch errors; the branch errors say more.
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+    const p = e.params as Record<string, unknown>;
+    let path = pointerToPath(e.instancePath);
+    if (e.keyword === 'required') path = path ? `${path}.${String(p.missingProperty)}` : String(p.missingProperty);
+    if (e.keyword === 'additionalProperties') {
+      path = path ? `${path}.${String(p.additionalProperty)}` : String(p.additionalProperty);
+    }
+    const message = describe(e);
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(path ? { field: path, message } : { field: context ?? 'body', message });
+  }
+  return out.length ? out : [{ message: 'invalid request' }];
+}

@@ -1,0 +1,76 @@
+/**
+ * The operator's admin API under `/admin/v1` (contracts.md §2). Registered only when ADMIN_TOKEN is
+ * set; every route needs `Authorization: Bearer ${ADMIN_TOKEN}`.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import { createDeveloper, InvalidRedirectUri } from '../../domain/developers/create-developer.js';
+import { seedDirectory, UnknownDeveloper } from '../../domain/directory/seed-directory.js';
+import { createUser, UserInputError } from '../../domain/users/create-user.js';
+import { makeAdminGuard } from '../../http/admin-guard.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
+
+export interface AdminDeps {
+  config: Config & { adminToken: string };
+  db: Db;
+}
+
+const security = [{ AdminToken: [] }];
+
+export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { config, db }) => {
+  app.addHook('onRequest', makeAdminGuard(config.adminToken));
+
+  app.post(
+    '/developers',
+    { schema: { tags: ['admin'], security, body: NewDeveloperBody, response: { 201: NewDeveloperResponse } } },
+    async (req, reply) => {
+      try {
+        const dev = await createDeveloper(db, { env: config.appEnv, name: req.body.name, redirectUris: req.body.redirect_uris ?? [] });
+        return reply.code(201).send(dev);
+      } catch (e) {
+        if (e instanceof InvalidRedirectUri) throw badRequest('redirect_uris', e.message);
+        throw e;
+      }
+    },
+  );
+
+  app.post(
+    '/users',
+    { schema: { tags: ['admin'], security, body: NewUserBody, response: { 201: NewUserResponse } } },
+    async (req, reply) => {
+      try {
+        const user = await createUser(db, {
+          env: config.appEnv,
+          email: req.body.email,
+          password: req.body.password,
+          role: req.body.role,
+          providerId: req.body.provider_id ?? null,
+        });
+        return reply.code(201).send(user);
+      } catch (e) {
+        if (e instanceof UserInputError) throw badRequest(e.field, e.message);
+        throw e;
+      }
+    },
+  );
+
+  app.post(
+    '/directory/seed',
+    { schema: { tags: ['admin'], security, body: SeedBody, response: { 200: SeedResponse } } },
+    async (req) => {
+      try {
+        return await seedDirectory(db, {
+          env: config.appEnv,
+          providers: req.body.providers,
+          ...(req.body.seed !== undefined ? { seed: req.body.seed } : {}),
+          ...(req.body.developer_id ? { developerId: req.body.developer_id } : {}),
+        });
+      } catch (e) {
+        if (e instanceof UnknownDeveloper) throw notFound(e.message, 'developer_id');
+        throw e;
+      }
+    },
+  );
+};

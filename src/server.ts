@@ -1,0 +1,63 @@
+/**
+ * Runs the service: opens the database, migrates, bootstraps the sandbox, listens, and shuts down
+ * gracefully on SIGINT/SIGTERM (stop accepting, let in-flight requests finish, close the database).
+ */
+import pino from 'pino';
+import type { Config } from './config.js';
+import { openDatabase, type DatabaseHandle } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { bootstrapSandbox } from './domain/demo/bootstrap.js';
+import { buildApp } from './http/app.js';
+import { loggerOptions } from './http/logger.js';
+import { createTokenVerifier } from './auth/token-verifier.js';
+
+export interface RunningService {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startService(config: Config, opts: { handle?: DatabaseHandle; quiet?: boolean } = {}): Promise<RunningService> {
+  const logger = pino(loggerOptions(opts.quiet ? 'silent' : config.logLevel));
+  const handle =
+    opts.handle ??
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const applied = await migrateToLatest(handle.db);
+  if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+
+  if (config.appEnv === 'sandbox') {
+    const boot = await bootstrapSandbox(handle.db, { dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl });
+    if (boot.created && boot.credentials && !opts.quiet) {
+      process.stdout.write(
+        `\nDemo developer created. Credentials (also in ${boot.credentialsFile}):\n` +
+          `  developer_id:   ${boot.credentials.developer_id}\n` +
+          `  client_id:      ${boot.credentials.client_id}\n` +
+          `  client_secret:  ${boot.credentials.client_secret}\n` +
+          `  user_client_id: ${boot.credentials.user_client_id}\n\n`,
+      );
+    } else if (boot.credentials && !opts.quiet) {
+      process.stdout.write(`Demo credentials: ${boot.credentialsFile}\n`);
+    }
+  }
+
+  const app = await buildApp({
+    config,
+    db: handle.db,
+    logger,
+    tokenVerifier: createTokenVerifier({ config, db: handle.db }),
+  });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  if (!opts.quiet) process.stdout.write(`Carebook (${config.appEnv}) listening on ${url}  docs: ${url}/docs\n`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        if (!opts.handle) await handle.close();
+      })()),
+  };
+}
