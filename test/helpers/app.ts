@@ -1,0 +1,57 @@
+/**
+ * A real application over a fresh database for one test file: `app.inject` for most tests,
+ * `listen()` for tests that need a real HTTP server (races, browsers, OAuth client libraries).
+ */
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import { createDeveloper, type NewDeveloper } from '../../src/domain/developers/create-developer.js';
+import { buildApp } from '../../src/http/app.js';
+import { createTokenVerifier } from '../../src/auth/token-verifier.js';
+import { freshDatabase } from './db.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  handle: DatabaseHandle;
+  db: DatabaseHandle['db'];
+  /** Listens on 127.0.0.1 (a port below 32768) and returns the base URL. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+let nextPort = 20000 + (process.pid % 400) * 25;
+
+/** A free-ish port below the ephemeral range, distinct per worker process. */
+export function testPort(): number {
+  nextPort += 1;
+  return nextPort;
+}
+
+export async function testApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const handle = await freshDatabase();
+  const port = testPort();
+  const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token', LOG_LEVEL: 'silent', ...env });
+  const app = await buildApp({ config, db: handle.db, tokenVerifier: createTokenVerifier({ config, db: handle.db }) });
+  let listening = false;
+  return {
+    app,
+    config,
+    handle,
+    db: handle.db,
+    async listen() {
+      if (!listening) await app.listen({ port, host: '127.0.0.1' });
+      listening = true;
+      return `http://127.0.0.1:${port}`;
+    },
+    async close() {
+      await app.close();
+      await handle.close();
+    },
+  };
+}
+
+/** Onboards a developer in the test's environment. */
+export function newDeveloper(t: TestApp, name = 'Test developer', redirectUris: string[] = ['http://127.0.0.1:9/callback']): Promise<NewDeveloper> {
+  return createDeveloper(t.db, { env: t.config.appEnv, name, redirectUris });
+}
