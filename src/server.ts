@@ -9,7 +9,6 @@ import { migrateToLatest } from './db/migrate.js';
 import { bootstrapSandbox } from './domain/demo/bootstrap.js';
 import { buildApp } from './http/app.js';
 import { loggerOptions } from './http/logger.js';
-import { createTokenVerifier } from './auth/token-verifier.js';
 
 export interface RunningService {
   url: string;
@@ -43,7 +42,6 @@ export async function startService(config: Config, opts: { handle?: DatabaseHand
     config,
     db: handle.db,
     logger,
-    tokenVerifier: createTokenVerifier({ config, db: handle.db }),
   });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();

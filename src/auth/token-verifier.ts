@@ -1,15 +1,81 @@
 /**
- * Access-token verification for the API. Issue #3 (the auth server) implements this with JWKS
- * verification; until then no token is accepted, so every `/v1` operation answers 401.
+ * Verifies API access tokens (contracts.md §3): ES256 signature by a key of this environment's
+ * JWKS, issuer, audience (the environment), expiry and not-before, and revocation of user token
+ * families. With the auth server in this process the keys come straight from the database;
+ * with `AUTH_URL` pointing elsewhere they come from `{auth_url}/.well-known/jwks.json`.
  */
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import type { TokenVerifier } from '../domain/credentials/principal.js';
+import type { Principal, TokenVerifier } from '../domain/credentials/principal.js';
+import type { AccessTokenClaims } from './access-token.js';
+import { KeyStore, SIGNING_ALG } from './signing-keys.js';
 
-export function createTokenVerifier(_deps: { config: Config; db: Db }): TokenVerifier {
+export class InvalidToken extends Error {}
+
+/** True when the auth server is mounted in this process (the default `AUTH_URL`). */
+export function authServerIsLocal(config: Config): boolean {
+  return config.authUrl === `${config.publicBaseUrl}/auth`;
+}
+
+export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeyStore }): TokenVerifier {
+  const { config, db } = deps;
+  const local = authServerIsLocal(config);
+  const keys = deps.keys ?? new KeyStore(db, config.appEnv);
+  const remote = local ? undefined : createRemoteJWKSet(new URL(`${config.authUrl}/.well-known/jwks.json`));
+
+  const localResolver = async (): Promise<JWTVerifyGetKey> => createLocalJWKSet(await keys.publicJwks());
+
+  async function verifySignature(token: string): Promise<JWTPayload> {
+    const opts = { issuer: config.authUrl, audience: config.audience, algorithms: [SIGNING_ALG], typ: 'at+jwt' };
+    if (remote) return (await jwtVerify(token, remote, opts)).payload;
+    try {
+      return (await jwtVerify(token, await localResolver(), opts)).payload;
+    } catch (e) {
+      // A key we have not loaded yet (rotated by another process): reload once.
+      if (e instanceof errors.JWKSNoMatchingKey) {
+        keys.invalidate();
+        return (await jwtVerify(token, await localResolver(), opts)).payload;
+      }
+      throw e;
+    }
+  }
+
   return {
-    async verify(): Promise<never> {
-      throw new Error('token verification not available');
+    async verify(token: string): Promise<Principal> {
+      const payload = (await verifySignature(token)) as JWTPayload & Partial<AccessTokenClaims>;
+      if (payload.env !== config.appEnv) throw new InvalidToken('token of another environment');
+      if (typeof payload.dev !== 'string' || typeof payload.client_id !== 'string' || typeof payload.sub !== 'string') {
+        throw new InvalidToken('token lacks required claims');
+      }
+      const scopes = new Set(typeof payload.scope === 'string' && payload.scope ? payload.scope.split(' ') : []);
+      const base = { env: payload.env, developerId: payload.dev, clientId: payload.client_id, scopes };
+      switch (payload.knd) {
+        case 'client':
+          return { kind: 'client', ...base };
+        case 'anonymous':
+          return { kind: 'anonymous', subject: payload.sub, ...base };
+        case 'user': {
+          if (typeof payload.fid !== 'string') throw new InvalidToken('user token without family');
+          if (local) {
+            const family = await db
+              .selectFrom('token_families')
+              .select(['revoked_at'])
+              .where('id', '=', payload.fid)
+              .executeTakeFirst();
+            if (!family || family.revoked_at) throw new InvalidToken('token revoked');
+          }
+          return {
+            kind: 'user',
+            userId: payload.sub,
+            role: payload.role === 'provider' ? 'provider' : 'patient',
+            providerId: typeof payload.pid === 'string' ? payload.pid : null,
+            ...base,
+          };
+        }
+        default:
+          throw new InvalidToken('unknown token kind');
+      }
     },
   };
 }

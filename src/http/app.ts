@@ -9,6 +9,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { TokenVerifier } from '../domain/credentials/principal.js';
+import { authServer } from '../auth/index.js';
+import { KeyStore } from '../auth/signing-keys.js';
+import { authServerIsLocal, createTokenVerifier } from '../auth/token-verifier.js';
 import { adminRoutes } from '../routes/admin/index.js';
 import { makeGuard } from './auth-guard.js';
 import { installErrorHandlers } from './error-handler.js';
@@ -21,8 +24,8 @@ import { requestIdFor } from './request-id.js';
 export interface AppDeps {
   config: Config;
   db: Db;
-  /** Verifies `/v1` bearer tokens. */
-  tokenVerifier: TokenVerifier;
+  /** Verifies `/v1` bearer tokens; by default the JWKS verifier of `src/auth`. */
+  tokenVerifier?: TokenVerifier;
   /** A pino logger; by default one is made from `config.logLevel`. */
   logger?: Logger;
 }
@@ -55,7 +58,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installOpenApi(app, config);
   healthRoutes(app, db, registry);
 
-  const guard = makeGuard(deps.tokenVerifier);
+  const keys = new KeyStore(db, config.appEnv);
+  if (authServerIsLocal(config)) {
+    await app.register(authServer, { prefix: new URL(config.authUrl).pathname, config, db, keys });
+  }
+  const guard = makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys }));
   app.decorate('guard', guard);
 
   if (config.adminToken) {

@@ -7,7 +7,6 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { createDeveloper, type NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { buildApp } from '../../src/http/app.js';
-import { createTokenVerifier } from '../../src/auth/token-verifier.js';
 import { freshDatabase } from './db.js';
 
 export interface TestApp {
@@ -32,7 +31,7 @@ export async function testApp(env: Record<string, string> = {}): Promise<TestApp
   const handle = await freshDatabase();
   const port = testPort();
   const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token', LOG_LEVEL: 'silent', ...env });
-  const app = await buildApp({ config, db: handle.db, tokenVerifier: createTokenVerifier({ config, db: handle.db }) });
+  const app = await buildApp({ config, db: handle.db });
   let listening = false;
   return {
     app,

@@ -1,0 +1,53 @@
+/**
+ * The OAuth 2 authorization server, mounted at the path of `{auth_url}` (default `/auth`):
+ * token endpoint, JWKS, RFC 8414 metadata. Errors inside it follow RFC 6749 §5.2, not §7.
+ */
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import { CLIENT_CREDENTIALS_SCOPES, AUTHORIZATION_CODE_SCOPES } from '../domain/credentials/scopes.js';
+import { OAuthError } from './oauth-errors.js';
+import { tokenRoute } from './routes/token.js';
+import type { KeyStore } from './signing-keys.js';
+
+export interface AuthServerDeps {
+  config: Config;
+  db: Db;
+  keys: KeyStore;
+}
+
+export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) => {
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err instanceof OAuthError) {
+      if (err.error === 'invalid_client') reply.header('www-authenticate', 'Basic realm="carebook", charset="UTF-8"');
+      return reply.code(err.statusCode).send({ error: err.error, error_description: err.description });
+    }
+    if (err.validation || (err.statusCode && err.statusCode < 500)) {
+      return reply.code(err.statusCode === 415 ? 415 : 400).send({ error: 'invalid_request', error_description: err.validation ? `${err.validationContext ?? 'request'}${err.validation[0]?.instancePath ?? ''} ${err.validation[0]?.message ?? 'is invalid'}` : 'malformed request' });
+    }
+    req.log.error({ err: { message: err.message, stack: err.stack } }, 'auth server error');
+    return reply.code(500).send({ error: 'server_error', error_description: 'internal error' });
+  });
+
+  tokenRoute(app, deps);
+
+  app.get('/.well-known/jwks.json', { schema: { tags: ['auth'], summary: 'Public signing keys (RFC 7517)', security: [] } }, async (_req, reply) => {
+    reply.header('cache-control', 'public, max-age=300');
+    return deps.keys.publicJwks();
+  });
+
+  app.get('/.well-known/oauth-authorization-server', { schema: { tags: ['auth'], summary: 'Server metadata (RFC 8414)', security: [] } }, async () => ({
+    issuer: deps.config.authUrl,
+    authorization_endpoint: `${deps.config.authUrl}/authorize`,
+    token_endpoint: `${deps.config.authUrl}/oauth/token`,
+    jwks_uri: `${deps.config.authUrl}/.well-known/jwks.json`,
+    grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
+    response_types_supported: ['code'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    scopes_supported: [...new Set([...CLIENT_CREDENTIALS_SCOPES, ...AUTHORIZATION_CODE_SCOPES])],
+  }));
+};
