@@ -3,7 +3,6 @@
  * dependencies come in through `AppDeps`; nothing here is a module-level singleton.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import ajvFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -20,6 +19,7 @@ import { loggerOptions } from './logger.js';
 import { installMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
 import { requestIdFor } from './request-id.js';
+import { validatorCompiler } from './validators.js';
 
 export interface AppDeps {
   config: Config;
@@ -36,15 +36,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    forceCloseConnections: true,
+    // Idle keep-alive sockets close at once; busy ones get the grace period (see preClose below).
+    forceCloseConnections: 'idle',
     return503OnClosing: true,
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: 500 },
-    ajv: {
-      customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: false },
-      plugins: [ajvFormats as never],
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler());
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -52,6 +50,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('referrer-policy', 'no-referrer');
     if (req.url.startsWith('/v1') || req.url.startsWith('/admin')) reply.header('cache-control', 'no-store');
   });
+
+  // Graceful shutdown: in-flight requests get `shutdownGraceSeconds` to finish; then every socket
+  // still open (a stalled upload, a slow client) is destroyed so that close() never hangs.
+  let forceTimer: NodeJS.Timeout | undefined;
+  let closing = false;
+  app.addHook('onSend', async (_req, reply) => {
+    // Responses finished during shutdown end their connection instead of keeping it alive.
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('preClose', async () => {
+    closing = true;
+    forceTimer = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceSeconds * 1000);
+    forceTimer.unref();
+  });
+  app.addHook('onClose', async () => clearTimeout(forceTimer));
 
   installErrorHandlers(app);
   const registry = installMetrics(app);

@@ -37,7 +37,12 @@ export function installErrorHandlers(app: FastifyInstance): void {
       return sendError(reply, 400, 'invalid_request', fieldErrorsFromValidation(err.validation, err.validationContext));
     }
     const known = err.code ? CLIENT_ERRORS[err.code] : undefined;
-    if (known) return sendError(reply, known[0], 'invalid_request', [{ message: known[1] }]);
+    if (known) {
+      // The body was not (fully) read: close the connection after answering, so a client still
+      // uploading cannot hold the socket (and a graceful shutdown) open.
+      if (known[0] === 413 || known[0] === 415) reply.header('connection', 'close');
+      return sendError(reply, known[0], 'invalid_request', [{ message: known[1] }]);
+    }
     if (err instanceof SyntaxError && err.statusCode === 400) {
       return sendError(reply, 400, 'invalid_request', [{ message: 'request body is not valid JSON' }]);
     }

@@ -51,6 +51,15 @@ function describe(e: FastifySchemaValidationError): string {
 export function fieldErrorsFromValidation(errors: FastifySchemaValidationError[], context?: string): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
+  // A union of literals fails with one `const` error per branch: report it once, as the allowed values.
+  const constsByPath = new Map<string, unknown[]>();
+  for (const e of errors) {
+    if (e.keyword === 'const') {
+      const list = constsByPath.get(e.instancePath) ?? [];
+      list.push((e.params as { allowedValue: unknown }).allowedValue);
+      constsByPath.set(e.instancePath, list);
+    }
+  }
   for (const e of errors) {
     // anyOf/oneOf add a summary error after the branch errors; the branch errors say more.
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
@@ -60,7 +69,8 @@ export function fieldErrorsFromValidation(errors: FastifySchemaValidationError[]
     if (e.keyword === 'additionalProperties') {
       path = path ? `${path}.${String(p.additionalProperty)}` : String(p.additionalProperty);
     }
-    const message = describe(e);
+    const consts = e.keyword === 'const' ? constsByPath.get(e.instancePath) : undefined;
+    const message = consts && consts.length > 1 ? `must be one of: ${consts.join(', ')}` : describe(e);
     const key = `${path}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

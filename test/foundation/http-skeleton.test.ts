@@ -1,0 +1,136 @@
+import { Writable } from 'node:stream';
+import { request } from 'node:http';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import { buildApp } from '../../src/http/app.js';
+import { loggerOptions } from '../../src/http/logger.js';
+import { freshDatabase } from '../helpers/db.js';
+import { testPort } from '../helpers/app.js';
+import type { FastifyInstance } from 'fastify';
+
+describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
+  let h: DatabaseHandle;
+  let app: FastifyInstance;
+  const logLines: string[] = [];
+  const port = testPort();
+
+  beforeAll(async () => {
+    h = await freshDatabase();
+    const sink = new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } });
+    const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'admin-secret' });
+    app = await buildApp({ config, db: h.db, logger: pino(loggerOptions('info'), sink) });
+    app.get('/v1/_boom', async () => {
+      throw new Error('boom for patient Jane Roe');
+    });
+    app.get('/v1/_slow', async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return { ok: true };
+    });
+    app.post('/v1/_echo', async (req) => {
+      req.log.info({ patient: { first_name: 'Zebediah' }, email_address: 'zeb@example.org' }, 'handled');
+      return { ok: true };
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await h.close();
+  });
+
+  it('answers an unknown route with the §7 body and request_id equal to x-request-id', async () => {
+    const res = await app.inject({ url: '/v1/does-not-exist' });
+    expect(res.statusCode).toBe(404);
+    const body = res.json();
+    expect(body).toEqual({ request_id: res.headers['x-request-id'], error_type: 'invalid_request', errors: [{ message: expect.any(String) }] });
+  });
+
+  it('keeps a safe caller-supplied x-request-id and replaces an unsafe one', async () => {
+    expect((await app.inject({ url: '/healthz', headers: { 'x-request-id': 'trace-42' } })).headers['x-request-id']).toBe('trace-42');
+    expect((await app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id\n' } })).headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('names every bad field, not only the first', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/admin/v1/users',
+      headers: { authorization: 'Bearer admin-secret' },
+      payload: { email: 5, role: 'doctor' },
+    });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body.error_type).toBe('invalid_request');
+    expect(body.request_id).toBe(res.headers['x-request-id']);
+    const fields = body.errors.map((e: { field: string }) => e.field);
+    expect(fields).toEqual(expect.arrayContaining(['email', 'password', 'role']));
+  });
+
+  it('answers malformed JSON with 400 and a wrong content type with 415, both §7', async () => {
+    const bad = await app.inject({ method: 'POST', url: '/admin/v1/users', headers: { authorization: 'Bearer admin-secret', 'content-type': 'application/json' }, payload: '{"email":' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors[0].message).toMatch(/JSON/);
+    const wrongType = await app.inject({ method: 'POST', url: '/admin/v1/users', headers: { authorization: 'Bearer admin-secret', 'content-type': 'text/csv' }, payload: 'a,b' });
+    expect(wrongType.statusCode).toBe(415);
+    expect(wrongType.json().error_type).toBe('invalid_request');
+  });
+
+  it('answers a thrown bug with a bare 500: no stack, no message, no patient data', async () => {
+    const res = await app.inject({ url: '/v1/_boom' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ request_id: res.headers['x-request-id'], error_type: 'api_error', errors: [{ message: 'internal error' }] });
+    expect(res.body).not.toContain('Jane');
+    expect(res.body).not.toContain('at ');
+  });
+
+  it('keeps patient data and query values out of the logs', async () => {
+    logLines.length = 0;
+    await app.inject({ method: 'POST', url: '/v1/_echo?developer_patient_id=PAT-SECRET-9', payload: { first_name: 'Zebediah' } });
+    const text = logLines.join('');
+    expect(text).toContain('handled');
+    expect(text).toContain('developer_patient_id');
+    expect(text).not.toContain('PAT-SECRET-9');
+    expect(text).not.toContain('Zebediah');
+    expect(text).not.toContain('zeb@example.org');
+  });
+
+  it('guards the admin API with the admin token', async () => {
+    expect((await app.inject({ method: 'POST', url: '/admin/v1/developers', payload: { name: 'x' } })).statusCode).toBe(401);
+    const wrong = await app.inject({ method: 'POST', url: '/admin/v1/developers', headers: { authorization: 'Bearer nope' }, payload: { name: 'x' } });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json().error_type).toBe('invalid_request');
+  });
+
+  it('serves /healthz, /readyz, /metrics, /openapi.json and /docs', async () => {
+    expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    expect((await app.inject({ url: '/readyz' })).json()).toEqual({ status: 'ok', database: 'ok' });
+    const metrics = await app.inject({ url: '/metrics' });
+    expect(metrics.headers['content-type']).toContain('text/plain');
+    expect(metrics.body).toContain('carebook_http_request_duration_seconds');
+    const doc = (await app.inject({ url: '/openapi.json' })).json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toContain('/admin/v1/developers');
+    expect(doc.paths['/admin/v1/developers'].post.requestBody).toBeDefined();
+    const docs = await app.inject({ url: '/docs/' });
+    expect([200, 302]).toContain(docs.statusCode);
+  });
+
+  it('lets in-flight requests finish on close and does not hang after a refused upload', async () => {
+    await app.listen({ port, host: '127.0.0.1' });
+    const slow = fetch(`http://127.0.0.1:${port}/v1/_slow`).then((r) => r.status);
+    // A body over the limit is refused while the client is still sending.
+    const refused = new Promise<number>((resolve) => {
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/admin/v1/users', headers: { 'content-type': 'application/json', 'content-length': String(5 * 1024 * 1024), authorization: 'Bearer admin-secret' } }, (res) => {
+        resolve(res.statusCode ?? 0);
+        res.resume();
+      });
+      req.on('error', () => resolve(-1));
+      req.write(Buffer.alloc(64 * 1024, 32));
+    });
+    expect(await refused).toBe(413);
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await app.close();
+    expect(await slow).toBe(200);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
