@@ -12,6 +12,7 @@ import { authServer } from '../auth/index.js';
 import { KeyStore } from '../auth/signing-keys.js';
 import { authServerIsLocal, createTokenVerifier } from '../auth/token-verifier.js';
 import { adminRoutes } from '../routes/admin/index.js';
+import { directoryRoutes } from '../routes/v1/directory/index.js';
 import { makeGuard } from './auth-guard.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
@@ -81,6 +82,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', config: { ...config, adminToken: config.adminToken }, db });
   }
+
+  // Directory and reference operations (issue #4).
+  await app.register(directoryRoutes, { config, db });
 
   return app;
 }

@@ -1,0 +1,119 @@
+/**
+ * Facilities (beta; contracts.md §4 `GET /v1-beta/facilities`): clinics and hospitals whose schedule
+ * is a provider-location in the caller's directory, found by NPI or by ZIP and distance.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { boundingBox, distanceMiSql, type ZipCentroid } from './geo.js';
+import { loadProviderLocationViews, type InPersonLocationView, type VirtualLocationView } from './provider-location-view.js';
+import type { DirectoryCaller } from './visible.js';
+
+export interface Facility {
+  facility_id: string;
+  name: string;
+  npi?: string;
+  building_type: 'clinic' | 'hospital';
+  specialties: string[];
+  languages: string[];
+  visit_reason_ids: string[];
+  default_visit_reason_id?: string;
+  location: InPersonLocationView | VirtualLocationView;
+  schedule: {
+    schedule_id: string;
+    provider_location_id: string;
+    booking_requirements: { required_fields: string[]; accepts_booking_requests_from: string[] };
+  };
+  practice: { practice_id: string; practice_name: string };
+}
+
+export interface FacilitySearch {
+  npis?: string[] | undefined;
+  origin?: ZipCentroid | undefined;
+  maxDistanceMi: number;
+  buildingType?: 'clinic' | 'hospital' | undefined;
+  visitReasonId?: string | undefined;
+  insurancePlanId?: string | undefined;
+  page: number;
+  pageSize: number;
+}
+
+const FROM = sql`
+  FROM facilities f
+  JOIN provider_locations pl ON pl.env = f.env AND pl.id = f.provider_location_id AND pl.active
+  JOIN developer_provider_locations dpl ON dpl.env = pl.env AND dpl.provider_location_id = pl.id
+  JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
+  JOIN practices pt ON pt.env = p.env AND pt.id = p.practice_id
+  JOIN locations l ON l.env = pl.env AND l.id = pl.location_id`;
+
+/** One page of facilities (nearest first with a ZIP, else by id) and the total. */
+export async function searchFacilities(db: Db, caller: DirectoryCaller, q: FacilitySearch, publicBaseUrl: string): Promise<{ total: number; items: Facility[] }> {
+  const where: RawBuilder<unknown>[] = [sql`f.env = ${caller.env}`, sql`dpl.developer_id = ${caller.developerId}`];
+  let distance: RawBuilder<unknown> = sql`NULL::float8`;
+  if (q.npis?.length) where.push(sql`coalesce(f.npi, p.npi) = ANY(${q.npis}::text[])`);
+  if (q.origin) {
+    const box = boundingBox(q.origin.latitude, q.origin.longitude, q.maxDistanceMi);
+    distance = distanceMiSql('l.latitude', 'l.longitude', q.origin.latitude, q.origin.longitude);
+    where.push(sql`NOT l.is_virtual AND l.latitude BETWEEN ${box.minLat}::float8 AND ${box.maxLat}::float8
+      AND l.longitude BETWEEN ${box.minLon}::float8 AND ${box.maxLon}::float8`);
+  }
+  if (q.buildingType) where.push(sql`f.building_type = ${q.buildingType}`);
+  if (q.visitReasonId) where.push(sql`${q.visitReasonId}::text = ANY(p.visit_reason_ids)`);
+  if (q.insurancePlanId) {
+    where.push(sql`CASE WHEN pt.insurance_managed_at_practice
+      THEN EXISTS (SELECT 1 FROM practice_insurance_plans pip WHERE pip.env = pt.env AND pip.practice_id = pt.id AND pip.insurance_plan_id = ${q.insurancePlanId}::text)
+      ELSE EXISTS (SELECT 1 FROM provider_location_insurance_plans plip WHERE plip.env = pl.env AND plip.provider_location_id = pl.id AND plip.insurance_plan_id = ${q.insurancePlanId}::text)
+      END`);
+  }
+  const inner = sql`SELECT f.id, f.provider_location_id, ${distance} AS distance ${FROM} WHERE ${sql.join(where, sql` AND `)}`;
+  const within = q.origin ? sql`WHERE distance <= ${q.maxDistanceMi}::float8` : sql``;
+  const { rows } = await sql<{ id: string; provider_location_id: string; distance: number | null; total: string | number }>`
+    SELECT id, provider_location_id, distance, count(*) OVER () AS total FROM (${inner}) x ${within}
+    ORDER BY distance ASC NULLS LAST, id LIMIT ${q.pageSize} OFFSET ${q.page * q.pageSize}`.execute(db);
+  let total = rows.length ? Number(rows[0]!.total) : 0;
+  if (!rows.length && q.page > 0) {
+    const c = await sql<{ n: string | number }>`SELECT count(*) AS n FROM (${inner}) x ${within}`.execute(db);
+    total = Number(c.rows[0]?.n ?? 0);
+  }
+  const items = await facilitiesById(db, caller, rows.map((r) => r.id), publicBaseUrl, new Map(rows.filter((r) => r.distance !== null).map((r) => [r.provider_location_id, Number(r.distance)])));
+  return { total, items };
+}
+
+/** Facilities by id, in the given order, restricted to the caller's directory. */
+export async function facilitiesById(
+  db: Db,
+  caller: DirectoryCaller,
+  ids: string[],
+  publicBaseUrl: string,
+  distances?: Map<string, number>,
+): Promise<Facility[]> {
+  if (!ids.length) return [];
+  const { rows } = await sql<{ id: string; name: string; npi: string | null; building_type: 'clinic' | 'hospital'; provider_location_id: string }>`
+    SELECT f.id, f.name, f.npi, f.building_type, f.provider_location_id ${FROM}
+    WHERE f.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND f.id = ANY(${ids}::text[])`.execute(db);
+  const views = await loadProviderLocationViews(db, caller, {
+    ids: rows.map((r) => r.provider_location_id),
+    publicBaseUrl,
+    ...(distances ? { distances } : {}),
+  });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const out: Facility[] = [];
+  for (const id of ids) {
+    const f = byId.get(id);
+    const v = f && views.get(f.provider_location_id);
+    if (!f || !v) continue;
+    out.push({
+      facility_id: f.id,
+      name: f.name,
+      ...(f.npi ?? v.provider.npi ? { npi: f.npi ?? v.provider.npi } : {}),
+      building_type: f.building_type,
+      specialties: v.provider.specialties,
+      languages: v.provider.languages,
+      visit_reason_ids: v.provider.visit_reason_ids,
+      ...(v.provider.default_visit_reason_id ? { default_visit_reason_id: v.provider.default_visit_reason_id } : {}),
+      location: (v.location ?? v.virtual_location)!,
+      schedule: { schedule_id: v.provider_location_id, provider_location_id: v.provider_location_id, booking_requirements: v.booking_requirements },
+      practice: v.practice,
+    });
+  }
+  return out;
+}

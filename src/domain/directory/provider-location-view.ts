@@ -1,0 +1,210 @@
+/**
+ * The ProviderLocation resource (contracts.md §4 "ProviderLocation"), built for a set of ids in the
+ * caller's directory with three queries whatever the count (rows, specialty names, availability).
+ * Shared by provider-location search and read, the provider search (interface.md §2.5) and facilities.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { directoryAvailability } from './availability-summary.js';
+import type { DirectoryCaller } from './visible.js';
+
+export type AcceptsInsurance = 'accepted' | 'not_accepted' | 'insurance_not_specified';
+
+export interface ProviderView {
+  provider_id: string;
+  npi: string;
+  profile_url: string;
+  first_name: string;
+  last_name: string;
+  title?: string;
+  full_name: string;
+  gender_identity?: string;
+  specialties: string[];
+  specialty_ids: string[];
+  default_visit_reason_id?: string;
+  visit_reason_ids: string[];
+  statement?: string;
+  provider_photo_url?: string;
+  languages: string[];
+  credentials: { certifications: string[]; education: { institutions: string[] } };
+}
+
+export interface InPersonLocationView {
+  address1: string;
+  address2?: string;
+  city: string;
+  state: string;
+  zip_code: string;
+  latitude: number;
+  longitude: number;
+  location_name?: string;
+  phone_number?: string;
+  phone_extension?: string;
+  time_zone: string;
+  distance_to_patient_mi?: number;
+}
+
+export interface VirtualLocationView {
+  state: string;
+  location_name?: string;
+  time_zone: string;
+}
+
+export interface ProviderLocationView {
+  provider_location_id: string;
+  provider_location_type: 'in_person_provider' | 'virtual_provider';
+  accepts_patient_insurance: AcceptsInsurance;
+  first_availability_date_in_provider_local_time?: string;
+  provider: ProviderView;
+  location?: InPersonLocationView;
+  virtual_location?: VirtualLocationView;
+  practice: { practice_id: string; practice_name: string };
+  booking_requirements: { required_fields: string[]; accepts_booking_requests_from: string[] };
+  /** Not serialized: the location id (facilities use it). */
+  location_id: string;
+}
+
+interface Row {
+  id: string;
+  provider_location_type: 'in_person_provider' | 'virtual_provider';
+  required_fields: string[];
+  accepts_booking_requests_from: string[];
+  provider_id: string;
+  npi: string;
+  first_name: string;
+  last_name: string;
+  title: string | null;
+  gender_identity: string | null;
+  statement: string | null;
+  photo_url: string | null;
+  languages: string[];
+  certifications: string[];
+  education_institutions: string[];
+  specialty_ids: string[];
+  main_specialty_id: string | null;
+  default_visit_reason_id: string | null;
+  visit_reason_ids: string[];
+  location_id: string;
+  is_virtual: boolean;
+  location_name: string | null;
+  address1: string | null;
+  address2: string | null;
+  city: string | null;
+  state: string;
+  zip_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  time_zone: string;
+  phone_number: string | null;
+  phone_extension: string | null;
+  practice_id: string;
+  practice_name: string;
+  accepts: boolean | null;
+}
+
+const opt = <K extends string, V>(key: K, v: V | null | undefined): { [P in K]?: V } =>
+  (v === null || v === undefined ? {} : { [key]: v }) as { [P in K]?: V };
+
+/** Full display name, e.g. "Ava Patel, MD". */
+export function fullName(first: string, last: string, title: string | null): string {
+  return title ? `${first} ${last}, ${title}` : `${first} ${last}`;
+}
+
+/**
+ * Loads the views of `ids` that are in the caller's directory (others are absent from the map).
+ * `insurancePlanId` drives `accepts_patient_insurance` (interface.md §2.5); `distances` (miles)
+ * fills `distance_to_patient_mi`.
+ */
+export async function loadProviderLocationViews(
+  db: Db,
+  caller: DirectoryCaller,
+  input: { ids: string[]; insurancePlanId?: string | undefined; distances?: Map<string, number>; publicBaseUrl: string; now?: Date },
+): Promise<Map<string, ProviderLocationView>> {
+  const out = new Map<string, ProviderLocationView>();
+  if (input.ids.length === 0) return out;
+  const plan = input.insurancePlanId ?? null;
+  const { rows } = await sql<Row>`
+    SELECT pl.id, pl.provider_location_type, pl.required_fields, pl.accepts_booking_requests_from,
+      p.id AS provider_id, p.npi, p.first_name, p.last_name, p.title, p.gender_identity, p.statement, p.photo_url,
+      p.languages, p.certifications, p.education_institutions, p.specialty_ids, p.main_specialty_id,
+      p.default_visit_reason_id, p.visit_reason_ids,
+      l.id AS location_id, l.is_virtual, l.location_name, l.address1, l.address2, l.city, l.state, l.zip_code,
+      l.latitude, l.longitude, l.time_zone, l.phone_number, l.phone_extension,
+      pt.id AS practice_id, pt.name AS practice_name,
+      CASE WHEN ${plan}::text IS NULL THEN NULL
+           WHEN pt.insurance_managed_at_practice THEN EXISTS (SELECT 1 FROM practice_insurance_plans pip
+             WHERE pip.env = pt.env AND pip.practice_id = pt.id AND pip.insurance_plan_id = ${plan}::text)
+           ELSE EXISTS (SELECT 1 FROM provider_location_insurance_plans plip
+             WHERE plip.env = pl.env AND plip.provider_location_id = pl.id AND plip.insurance_plan_id = ${plan}::text)
+      END AS accepts
+    FROM developer_provider_locations dpl
+    JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id
+    JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
+    JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
+    JOIN practices pt ON pt.env = p.env AND pt.id = p.practice_id
+    WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND pl.active
+      AND dpl.provider_location_id = ANY(${input.ids}::text[])`.execute(db);
+  if (rows.length === 0) return out;
+
+  const specialtyIds = [...new Set(rows.flatMap((r) => r.specialty_ids))];
+  const [specialties, availability] = await Promise.all([
+    specialtyIds.length
+      ? db.selectFrom('specialties').select(['id', 'name']).where('env', '=', caller.env).where('id', 'in', specialtyIds).execute()
+      : Promise.resolve([]),
+    directoryAvailability(db, { env: caller.env, providerLocationIds: rows.map((r) => r.id), ...(input.now ? { now: input.now } : {}) }),
+  ]);
+  const specialtyName = new Map(specialties.map((s) => [s.id, s.name]));
+
+  for (const r of rows) {
+    const avail = availability.get(r.id);
+    const provider: ProviderView = {
+      provider_id: r.provider_id,
+      npi: r.npi,
+      profile_url: `${input.publicBaseUrl}/v1/providers?npis=${r.npi}`,
+      first_name: r.first_name,
+      last_name: r.last_name,
+      ...opt('title', r.title),
+      full_name: fullName(r.first_name, r.last_name, r.title),
+      ...opt('gender_identity', r.gender_identity),
+      specialties: r.specialty_ids.map((id) => specialtyName.get(id)).filter((n): n is string => n !== undefined),
+      specialty_ids: r.specialty_ids,
+      ...opt('default_visit_reason_id', r.default_visit_reason_id),
+      visit_reason_ids: r.visit_reason_ids,
+      ...opt('statement', r.statement),
+      ...opt('provider_photo_url', r.photo_url),
+      languages: r.languages,
+      credentials: { certifications: r.certifications, education: { institutions: r.education_institutions } },
+    };
+    const virtual = r.is_virtual || r.provider_location_type === 'virtual_provider';
+    const distance = input.distances?.get(r.id);
+    out.set(r.id, {
+      provider_location_id: r.id,
+      provider_location_type: virtual ? 'virtual_provider' : 'in_person_provider',
+      accepts_patient_insurance: r.accepts === null ? 'insurance_not_specified' : r.accepts ? 'accepted' : 'not_accepted',
+      ...opt('first_availability_date_in_provider_local_time', avail?.first_availability_date_in_provider_local_time),
+      provider,
+      ...(virtual || r.latitude === null || r.longitude === null
+        ? { virtual_location: { state: r.state, ...opt('location_name', r.location_name), time_zone: r.time_zone } }
+        : {
+            location: {
+              address1: r.address1 ?? '',
+              ...opt('address2', r.address2),
+              city: r.city ?? '',
+              state: r.state,
+              zip_code: r.zip_code ?? '',
+              latitude: r.latitude,
+              longitude: r.longitude,
+              ...opt('location_name', r.location_name),
+              ...opt('phone_number', r.phone_number),
+              ...opt('phone_extension', r.phone_extension),
+              time_zone: r.time_zone,
+              ...(distance !== undefined ? { distance_to_patient_mi: Math.round(distance * 10) / 10 } : {}),
+            },
+          }),
+      practice: { practice_id: r.practice_id, practice_name: r.practice_name },
+      booking_requirements: { required_fields: r.required_fields, accepts_booking_requests_from: r.accepts_booking_requests_from },
+      location_id: r.location_id,
+    });
+  }
+  return out;
+}

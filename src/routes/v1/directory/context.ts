@@ -1,0 +1,16 @@
+/** What every directory route needs: the caller's directory and the public base URL. */
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../../../config.js';
+import type { Db } from '../../../db/database.js';
+import type { DirectoryCaller } from '../../../domain/directory/visible.js';
+import { principalOf } from '../../../http/auth-guard.js';
+
+export interface DirectoryDeps {
+  config: Config;
+  db: Db;
+}
+
+/** The caller's directory: this environment, the token's developer (interface.md §1). */
+export function callerOf(req: FastifyRequest, config: Config): DirectoryCaller {
+  return { env: config.appEnv, developerId: principalOf(req).developerId };
+}

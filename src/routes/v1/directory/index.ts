@@ -1,0 +1,30 @@
+/**
+ * The directory and reference operations (issue #4; interface.md §4.8–4.14, §4.16; contracts.md §4),
+ * and the insurance-mapping job that runs in this process while the app is up.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { startInsuranceMappingWorker } from '../../../domain/directory/insurance-mappings.js';
+import type { DirectoryDeps } from './context.js';
+import { facilityRoutes } from './facilities.js';
+import { insuranceMappingRoutes } from './insurance-mappings.js';
+import { insurancePlanRoutes } from './insurance-plans.js';
+import { providerRoutes } from './providers.js';
+import { referenceRoutes } from './reference.js';
+import { schedulableEntityRoutes } from './schedulable-entities.js';
+
+export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & { insuranceJobIntervalMs?: number }> = async (app, deps) => {
+  const { config, db } = deps;
+  const worker = startInsuranceMappingWorker(db, config.appEnv, {
+    intervalMs: deps.insuranceJobIntervalMs ?? 5000,
+    onError: (e) => app.log.error({ err: { message: e instanceof Error ? e.message : String(e) } }, 'insurance mapping job failed'),
+  });
+  app.addHook('onClose', async () => worker.stop());
+
+  const base = { config, db };
+  await app.register(referenceRoutes, base);
+  await app.register(insurancePlanRoutes, base);
+  await app.register(schedulableEntityRoutes, base);
+  await app.register(providerRoutes, base);
+  await app.register(insuranceMappingRoutes, { ...base, kickJob: () => worker.kick() });
+  await app.register(facilityRoutes, base);
+};
