@@ -155,3 +155,23 @@ export async function loadFixture(t: TestApp): Promise<DirectoryFixture> {
   });
   return { devA, devB, tokenA: await clientToken(t, devA), tokenB: await clientToken(t, devB) };
 }
+
+/** GET `url` with a bearer token (or none); returns status and parsed body. */
+export async function get(t: TestApp, url: string, token?: string): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const r = await t.app.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  return { status: r.statusCode, body: r.body ? JSON.parse(r.body) : undefined };
+}
+
+/** The path and query of a `next_url`, for following it with `inject`. */
+export function pathOf(nextUrl: string): string {
+  const u = new URL(nextUrl);
+  return u.pathname + u.search;
+}
+
+/** Asserts a §7 400 body naming `field`. */
+export function expect400(res: { status: number; body: any }, field: string): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+  if (res.status !== 400) throw new Error(`expected 400 naming ${field}, got ${res.status} ${JSON.stringify(res.body)}`);
+  const fields = (res.body.errors as { field?: string }[]).map((e) => e.field);
+  if (!fields.includes(field)) throw new Error(`expected an error naming ${field}, got ${JSON.stringify(res.body.errors)}`);
+  if (res.body.error_type !== 'invalid_request' || typeof res.body.request_id !== 'string') throw new Error(`not a §7 body: ${JSON.stringify(res.body)}`);
+}

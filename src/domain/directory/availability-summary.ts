@@ -270,14 +270,13 @@ export async function directoryAvailability(
         const reasons = b.reasons ? b.reasons.filter((r) => pl.reasons.includes(r)) : pl.reasons;
         const blockStart = clock.toUtc(pl.zone, date, b.startMin);
         const blockEnd = clock.toUtc(pl.zone, date, b.endMin);
-        // Constant offset across the block: slot starts are plain arithmetic; otherwise (a DST change
-        // inside the block) each start is converted from wall-clock time.
-        const linear = blockEnd - blockStart === (b.endMin - b.startMin) * 60_000;
+        // Slots step in real elapsed time from the block's start to its end, as the availability
+        // endpoint does (src/domain/scheduling), so a block spanning a DST change yields real instants.
         for (const reason of reasons) {
           const dur = durOf(reason);
           if (!dur) continue;
-          for (let m = b.startMin; m + dur <= b.endMin; m += dur) {
-            const start = linear ? blockStart + (m - b.startMin) * 60_000 : clock.toUtc(pl.zone, date, m);
+          const step = dur * 60_000;
+          for (let start = blockStart; start + step <= blockEnd; start += step) {
             if (!free(start, dur)) continue;
             if (dayEarliest === undefined || start < dayEarliest) dayEarliest = start;
             if (reason === pl.defaultReason && start < limitedEnd) defaultStarts.add(start);
