@@ -1,0 +1,85 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testApp, testPort, type TestApp } from '../helpers/app.js';
+
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '../../bin/carebook.mjs');
+
+/** The real command line and the real `npm start` process, on the embedded database. */
+describe('operator CLI and the service process', () => {
+  let dataDir: string;
+  let t: TestApp;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'carebook-cli-'));
+    t = await testApp();
+  });
+  afterAll(async () => {
+    await t.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    run(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, ...env }, timeout: 60_000 });
+
+  it('works through a running service with --url and --admin-token', async () => {
+    const url = await t.listen();
+    const { stdout } = await cli(['--url', url, '--admin-token', 'test-admin-token', 'developer', 'create', '--name', 'Remote Co', '--json']);
+    const dev = JSON.parse(stdout);
+    expect(dev.client_id).toMatch(/^cl_/);
+    const seed = await cli(['--url', url, '--admin-token', 'test-admin-token', 'directory', 'seed', '--providers', '3', '--developer', dev.developer_id, '--json']);
+    expect(JSON.parse(seed.stdout).provider_locations).toBeGreaterThanOrEqual(3);
+    const bad = await cli(['--url', url, '--admin-token', 'wrong', 'developer', 'create', '--name', 'x']).then(() => undefined, (e: { code: number; stderr: string }) => e);
+    expect(bad?.code).toBe(1);
+    expect(bad?.stderr).toContain('401');
+  });
+
+  it('rejects bad arguments with a message and a non-zero exit code', async () => {
+    const e = await cli(['directory', 'seed', '--providers', 'many']).then(() => undefined, (err: { code: number; stderr: string }) => err);
+    expect(e?.code).not.toBe(0);
+    expect(e?.stderr).toContain('--providers');
+  });
+
+  it('starts on a fresh data directory, prints demo credentials, and restarts without duplicating anything', async () => {
+    const port = testPort();
+    const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' } as Record<string, string>;
+    delete env.DATABASE_URL;
+    const start = async (): Promise<{ child: ChildProcess; out: string }> => {
+      const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (d) => (out += String(d)));
+      child.stderr!.on('data', (d) => (out += String(d)));
+      const deadline = Date.now() + 60_000;
+      while (!out.includes('listening on') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      if (!out.includes("listening on")) throw new Error(`service did not start: ${out}`);
+      return { child, out };
+    };
+    const stop = (child: ChildProcess) => new Promise<number | null>((resolve) => { child.once("exit", (code) => resolve(code)); child.kill("SIGTERM"); });
+
+    const first = await start();
+    expect(first.out).toContain('client_secret:');
+    const creds = JSON.parse(await readFile(join(dataDir, 'demo-credentials.json'), 'utf8'));
+    expect(first.out).toContain(creds.client_secret);
+    const health = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(await health.json()).toEqual({ status: 'ok', database: 'ok' });
+    const token = await fetch(`http://127.0.0.1:${port}/auth/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: creds.client_id, client_secret: creds.client_secret, audience: `http://127.0.0.1:${port}/` }),
+    });
+    expect(token.status).toBe(200);
+    expect(await stop(first.child)).toBe(0);
+
+    const second = await start();
+    expect(second.out).not.toContain('client_secret:');
+    expect(second.out).toContain('demo-credentials.json');
+    expect(await stop(second.child)).toBe(0);
+
+    // Directly on the (stopped) embedded database: one developer so far, and the CLI adds one.
+    const { stdout } = await cli(['developer', 'create', '--name', 'Local Co', '--json']);
+    expect(JSON.parse(stdout).developer_id).toMatch(/^dv_/);
+  }, 120_000);
+});
