@@ -13,7 +13,11 @@ import { KeyStore } from '../auth/signing-keys.js';
 import { authServerIsLocal, createTokenVerifier } from '../auth/token-verifier.js';
 import { adminRoutes } from '../routes/admin/index.js';
 import { directoryRoutes } from '../routes/v1/directory/index.js';
+import { appointmentRoutes } from '../routes/v1/appointments/index.js';
+import { availabilityRoutes } from '../routes/v1/availability/index.js';
+import { calendarRoutes } from '../routes/v1/calendar/index.js';
 import { makeGuard } from './auth-guard.js';
+import { installIdempotency } from './idempotency.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { loggerOptions } from './logger.js';
@@ -78,6 +82,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const guard = makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys }));
   app.decorate('guard', guard);
+
+  // Scheduling and booking (issue #8). Idempotency-Key first, so every /v1 POST registered after it gets it.
+  installIdempotency(app, db);
+  await app.register(appointmentRoutes, { config, db });
+  await app.register(availabilityRoutes, { config, db });
+  await app.register(calendarRoutes, { config, db });
 
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', config: { ...config, adminToken: config.adminToken }, db });

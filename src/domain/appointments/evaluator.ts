@@ -1,0 +1,115 @@
+/**
+ * The booking evaluator (contracts.md §6): a background loop that claims due appointments
+ * (`evaluate_after <= now`, `FOR UPDATE SKIP LOCKED`, so any number of processes can run it and
+ * nothing is evaluated twice) and moves them:
+ * - `pending_booking` (auto): `confirmed` when the schedule still offers the time, else `booking_failed`
+ *   (time released); `manual` bookings are never due, they wait for confirm or the operator;
+ * - `pending_reschedule`: `rescheduled` (old time released) when the new time is still offered, else
+ *   `reschedule_failed` (new time released, old kept).
+ * Sandbox fixtures force outcomes: `pr_failed|lo_failed` always fails the booking,
+ * `pr_reschedulefailed|lo_reschedulefailed` always fails reschedules, `pr_pending|lo_pending` is never
+ * due (stays pending), `pr_manual|lo_manual` waits for confirm.
+ *
+ * `runEvaluatorOnce` is one pass (tests call it directly); `startEvaluator` runs passes in a loop
+ * until stopped. Each pass also deletes expired Idempotency-Key records.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
+import { isScheduledStart } from '../scheduling/availability.js';
+import { loadProviderLocations } from '../scheduling/schedule-data.js';
+import type { Actor } from './events.js';
+import type { LockedAppointment } from './lock.js';
+import { applyBookingFailed, applyConfirmed, applyRescheduled, applyRescheduleFailed } from './service-moves.js';
+import { inTransaction } from './transactions.js';
+
+export type EvaluationOutcome = 'confirmed' | 'booking_failed' | 'rescheduled' | 'reschedule_failed' | 'skipped';
+
+export interface EvaluatorPass {
+  evaluated: { appointmentId: string; outcome: EvaluationOutcome }[];
+}
+
+const SERVICE: Actor = { kind: 'service' };
+
+/** Decides and applies one claimed row inside the pass's transaction. */
+async function evaluate(trx: import('kysely').Transaction<Database>, row: LockedAppointment, now: Date): Promise<EvaluationOutcome> {
+  const pl = (await loadProviderLocations(trx, row.env, [row.provider_location_id])).get(row.provider_location_id);
+  const offered = async (start: Date | null) =>
+    !!pl?.active &&
+    start !== null &&
+    (await isScheduledStart(trx, { env: row.env, pl, visitReasonId: row.visit_reason_id, patientType: row.patient_type, startMs: start.getTime(), now }));
+  if (row.appointment_status === 'pending_booking') {
+    if (row.provider_location_id === SANDBOX_FIXTURES.failed || !(await offered(row.start_time))) {
+      await applyBookingFailed(trx, row, SERVICE);
+      return 'booking_failed';
+    }
+    await applyConfirmed(trx, row, SERVICE);
+    return 'confirmed';
+  }
+  if (row.appointment_status === 'pending_reschedule') {
+    if (row.provider_location_id === SANDBOX_FIXTURES.rescheduleFailed || !(await offered(row.pending_start_time))) {
+      await applyRescheduleFailed(trx, row, SERVICE);
+      return 'reschedule_failed';
+    }
+    await applyRescheduled(trx, row, SERVICE);
+    return 'rescheduled';
+  }
+  await trx.updateTable('appointments').set({ evaluate_after: null }).where('id', '=', row.id).execute();
+  return 'skipped';
+}
+
+/** One evaluation pass over at most `limit` due appointments. */
+export async function runEvaluatorOnce(db: Kysely<Database>, opts: { now?: Date; limit?: number } = {}): Promise<EvaluatorPass> {
+  const now = opts.now ?? new Date();
+  const evaluated = await inTransaction(db, async (trx) => {
+    const due = await trx
+      .selectFrom('appointments')
+      .selectAll()
+      .where('evaluate_after', '<=', now)
+      .orderBy('evaluate_after')
+      .limit(opts.limit ?? 50)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    const out: EvaluatorPass['evaluated'] = [];
+    for (const row of due) out.push({ appointmentId: row.id, outcome: await evaluate(trx, row, now) });
+    return out;
+  });
+  await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute();
+  return { evaluated };
+}
+
+export interface RunningEvaluator {
+  /** Stops the loop and waits for the current pass to finish. */
+  stop(): Promise<void>;
+}
+
+/** Runs evaluation passes every `intervalMs` (sooner while there is a backlog) until stopped. */
+export function startEvaluator(
+  db: Kysely<Database>,
+  opts: { intervalMs?: number; onError?: (err: unknown) => void } = {},
+): RunningEvaluator {
+  const interval = opts.intervalMs ?? 1000;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+  const tick = (): void => {
+    if (stopped) return;
+    current = runEvaluatorOnce(db)
+      .then((pass) => {
+        if (!stopped) timer = setTimeout(tick, pass.evaluated.length >= 50 ? 0 : interval);
+      })
+      .catch((err: unknown) => {
+        opts.onError?.(err);
+        if (!stopped) timer = setTimeout(tick, interval);
+      });
+  };
+  timer = setTimeout(tick, 0);
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await current;
+    },
+  };
+}

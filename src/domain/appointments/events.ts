@@ -1,0 +1,68 @@
+/**
+ * What every appointment change writes in its own transaction: the webhook event into the outbox
+ * (contracts.md §7) and an audit record of who did it.
+ *
+ * Decision: every change writes its event. A change the developer's own API calls made (a client or
+ * user credential of that developer) is written with status `skipped`, so the delivery worker, which
+ * only claims `pending` rows, never sends it, while the history stays complete; provider, operator and
+ * service moves are written `pending` and are delivered.
+ */
+import type { Transaction } from 'kysely';
+import type { Database, Env } from '../../db/schema.js';
+import { uuid } from '../../lib/ids.js';
+import type { Principal } from '../credentials/principal.js';
+
+export type Actor =
+  | { kind: 'principal'; principal: Principal; requestId?: string }
+  | { kind: 'operator'; requestId?: string }
+  | { kind: 'service' };
+
+export interface ChangeRecord {
+  env: Env;
+  developerId: string;
+  appointmentId: string;
+  updateType: 'created' | 'updated' | 'cancelled';
+  changedAttributes: string[];
+  /** Audit action name, e.g. `create`, `confirm`, `evaluate:confirmed`. */
+  action: string;
+}
+
+/** Writes the outbox event and the audit record of a change. */
+export async function recordChange(trx: Transaction<Database>, actor: Actor, c: ChangeRecord): Promise<void> {
+  const self = actor.kind === 'principal';
+  await trx
+    .insertInto('outbox_events')
+    .values({
+      id: uuid(),
+      env: c.env,
+      developer_id: c.developerId,
+      appointment_id: c.appointmentId,
+      update_type: c.updateType,
+      changed_attributes: c.changedAttributes,
+      status: self ? 'skipped' : 'pending',
+    })
+    .execute();
+  await audit(trx, actor, { env: c.env, developerId: c.developerId, appointmentId: c.appointmentId, action: c.action });
+}
+
+/** Records who read or changed which appointment (never patient data). */
+export async function audit(
+  trx: Transaction<Database> | import('kysely').Kysely<Database>,
+  actor: Actor,
+  a: { env: Env; developerId: string; appointmentId: string; action: string },
+): Promise<void> {
+  const p = actor.kind === 'principal' ? actor.principal : undefined;
+  await trx
+    .insertInto('audit_log')
+    .values({
+      env: a.env,
+      developer_id: a.developerId,
+      actor_client_id: p?.clientId ?? null,
+      actor_user_id: p?.kind === 'user' ? p.userId : null,
+      actor_kind: p ? (p.kind === 'user' ? 'user' : 'client') : actor.kind === 'operator' ? 'operator' : 'service',
+      appointment_id: a.appointmentId,
+      action: a.action,
+      request_id: actor.kind !== 'service' ? (actor.requestId ?? null) : null,
+    })
+    .execute();
+}

@@ -1,0 +1,30 @@
+/**
+ * Holding and releasing a provider's time (contracts.md §5): a row in `appointment_holds` is held
+ * time; the database's exclusion constraint refuses two appointments' overlapping holds.
+ */
+import { DateTime } from 'luxon';
+import type { Transaction } from 'kysely';
+import type { Database, Env } from '../../db/schema.js';
+
+/** A `tstzrange` literal `[start,end)`. */
+export function rangeLiteral(start: Date, end: Date): string {
+  const iso = (d: Date) => DateTime.fromJSDate(d, { zone: 'UTC' }).toISO()!;
+  return `[${iso(start)},${iso(end)})`;
+}
+
+export async function hold(
+  trx: Transaction<Database>,
+  h: { appointmentId: string; kind: 'current' | 'pending'; env: Env; providerId: string; start: Date; end: Date },
+): Promise<void> {
+  await trx
+    .insertInto('appointment_holds')
+    .values({ appointment_id: h.appointmentId, kind: h.kind, env: h.env, provider_id: h.providerId, during: rangeLiteral(h.start, h.end) })
+    .execute();
+}
+
+/** Releases the appointment's held time of `kind` (both when omitted). */
+export async function release(trx: Transaction<Database>, appointmentId: string, kind?: 'current' | 'pending'): Promise<void> {
+  let q = trx.deleteFrom('appointment_holds').where('appointment_id', '=', appointmentId);
+  if (kind) q = q.where('kind', '=', kind);
+  await q.execute();
+}

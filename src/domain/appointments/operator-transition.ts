@@ -1,0 +1,51 @@
+/**
+ * The operator's move of an appointment (contracts.md §2 `appointment transition ID --to STATUS
+ * [--reason-type T]`, `POST /admin/v1/appointments/{id}/transition`): a provider- or service-side
+ * move that fires the webhook like any other change. Moves the table does not allow answer 409
+ * naming the current status.
+ */
+import type { Kysely } from 'kysely';
+import type { Database, Env } from '../../db/schema.js';
+import { badRequest } from '../../http/errors.js';
+import { applyCancel, CANCELLATION_REASON_TYPES, type CancellationReasonType } from './cancel.js';
+import type { Actor } from './events.js';
+import { lockAny } from './lock.js';
+import { applyBookingFailed, applyConfirmed, applyRescheduled, applyRescheduleFailed } from './service-moves.js';
+import { assertOperatorMove, type OperatorTarget } from './states.js';
+import { inTransaction } from './transactions.js';
+
+export const OPERATOR_TARGETS: OperatorTarget[] = ['confirmed', 'booking_failed', 'cancelled', 'rescheduled', 'reschedule_failed'];
+
+export async function operatorTransition(
+  db: Kysely<Database>,
+  env: Env,
+  id: string,
+  input: { to: string; cancellation_reason_type?: string },
+  opts: { requestId?: string } = {},
+): Promise<{ appointment_id: string; appointment_status: string; developer_patient_id?: string }> {
+  if (!OPERATOR_TARGETS.includes(input.to as OperatorTarget)) throw badRequest('to', `must be one of: ${OPERATOR_TARGETS.join(', ')}`);
+  const to = input.to as OperatorTarget;
+  if (input.cancellation_reason_type !== undefined) {
+    if (to !== 'cancelled') throw badRequest('cancellation_reason_type', 'is allowed only with to=cancelled');
+    if (!CANCELLATION_REASON_TYPES.includes(input.cancellation_reason_type as CancellationReasonType)) {
+      throw badRequest('cancellation_reason_type', `must be one of: ${CANCELLATION_REASON_TYPES.join(', ')}`);
+    }
+  }
+  const actor: Actor = { kind: 'operator', ...(opts.requestId ? { requestId: opts.requestId } : {}) };
+  return inTransaction(db, async (trx) => {
+    const row = await lockAny(trx, env, id);
+    assertOperatorMove(to, row.appointment_status);
+    if (to === 'cancelled') {
+      return applyCancel(trx, row, actor, input.cancellation_reason_type ? { cancellation_reason_type: input.cancellation_reason_type as CancellationReasonType } : {});
+    }
+    if (to === 'confirmed') await applyConfirmed(trx, row, actor);
+    else if (to === 'booking_failed') await applyBookingFailed(trx, row, actor);
+    else if (to === 'rescheduled') await applyRescheduled(trx, row, actor);
+    else await applyRescheduleFailed(trx, row, actor);
+    return {
+      appointment_id: row.id,
+      appointment_status: to,
+      ...(row.developer_patient_id !== null ? { developer_patient_id: row.developer_patient_id } : {}),
+    };
+  });
+}

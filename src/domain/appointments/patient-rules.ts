@@ -1,0 +1,65 @@
+/**
+ * The rules of interface.md §2.1 that a JSON schema does not express (types, required fields, enums
+ * and lengths are in the route schema): phone digits, ZIP, state code, real dates, gender
+ * combinations, e-mail shape. Each failure names its field.
+ */
+import { DateTime } from 'luxon';
+import type { FieldError } from '../../http/errors.js';
+
+export const GENDER_VALUES = [
+  'female_at_birth', 'male_at_birth', 'cisgender', 'genderfluid', 'genderqueer', 'intersex', 'non_binary',
+  'transgender_man', 'transgender_woman', 'prefer_not_to_say', 'none_apply',
+] as const;
+const ALONE = ['prefer_not_to_say', 'none_apply'];
+
+const STATES = new Set(
+  ('AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA ' +
+    'RI SC SD TN TX UT VT VA WA WV WI WY PR VI GU AS MP').split(' '),
+);
+
+export interface PatientInput {
+  developer_patient_id?: string;
+  first_name: string;
+  last_name: string;
+  date_of_birth: string;
+  sex_at_birth: 'male' | 'female';
+  phone_number: string;
+  email_address: string;
+  patient_address: { address1: string; address2?: string; city: string; state: string; zip_code: string };
+  insurance?: { insurance_plan_id?: string; insurance_group_number?: string; insurance_member_id?: string; is_self_pay?: boolean };
+  gender?: string[];
+}
+
+/** Unformatted 10 digits; first and fourth digits not 0 or 1 (NANP). */
+export function phoneError(phone: string): string | undefined {
+  if (!/^\d{10}$/.test(phone)) return 'must be 10 digits, unformatted';
+  if (phone[0] === '0' || phone[0] === '1') return 'first digit must not be 0 or 1';
+  if (phone[3] === '0' || phone[3] === '1') return 'fourth digit must not be 0 or 1';
+  return undefined;
+}
+
+/** Field errors of a patient (prefix `data.patient`); empty when valid. */
+export function patientErrors(p: PatientInput, now: Date): FieldError[] {
+  const errors: FieldError[] = [];
+  const f = (field: string, message: string) => errors.push({ field: `data.patient.${field}`, message });
+  if (!p.first_name.trim()) f('first_name', 'must not be blank');
+  if (!p.last_name.trim()) f('last_name', 'must not be blank');
+  const dob = /^\d{4}-\d{2}-\d{2}$/.test(p.date_of_birth) ? DateTime.fromISO(p.date_of_birth, { zone: 'UTC' }) : undefined;
+  if (!dob?.isValid) f('date_of_birth', 'must be a real date YYYY-MM-DD');
+  else if (dob.toMillis() > now.getTime()) f('date_of_birth', 'must not be in the future');
+  else if (dob.year < 1880) f('date_of_birth', 'must be after 1880');
+  const phone = phoneError(p.phone_number);
+  if (phone) f('phone_number', phone);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(p.email_address)) f('email_address', 'must be an e-mail address');
+  const a = p.patient_address;
+  if (!a.address1.trim()) f('patient_address.address1', 'must not be blank');
+  if (!a.city.trim()) f('patient_address.city', 'must not be blank');
+  if (!STATES.has(a.state)) f('patient_address.state', 'must be a two-letter US state code');
+  if (!/^\d{5}$/.test(a.zip_code)) f('patient_address.zip_code', 'must be 5 digits');
+  if (p.gender) {
+    if (new Set(p.gender).size !== p.gender.length) f('gender', 'must not repeat a value');
+    const alone = p.gender.find((g) => ALONE.includes(g));
+    if (alone && p.gender.length > 1) f('gender', `${alone} must be used alone`);
+  }
+  return errors;
+}

@@ -1,0 +1,134 @@
+/**
+ * Appointment records as the API shows them (interface.md §2.2): the create-response fields (column
+ * C) and the full record (column R), with `start_time` in the provider's own UTC offset.
+ */
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { DateTime } from 'luxon';
+import type { AppointmentStatus, ConfirmationType, Database, VisitType } from '../../db/schema.js';
+import type { Principal } from '../credentials/principal.js';
+import { utcIso } from '../scheduling/local-time.js';
+import { visibleAppointments } from './visibility.js';
+
+export interface AppointmentRow {
+  id: string;
+  env: 'sandbox' | 'production';
+  developer_id: string;
+  appointment_status: AppointmentStatus;
+  developer_patient_id: string | null;
+  is_provider_resource: boolean;
+  confirmation_type: ConfirmationType;
+  visit_type: VisitType;
+  notes: string | null;
+  start_time: Date;
+  end_time: Date;
+  time_zone: string;
+  created_at: Date;
+  updated_at: Date;
+  provider_location_id: string;
+  provider_id: string;
+  location_id: string;
+  practice_id: string | null;
+  visit_reason_id: string;
+  patient_type: 'new' | 'existing';
+  patient_id: string;
+  cancellation_reason: string | null;
+  cancellation_reason_type: string | null;
+  location_phone_number: string | null;
+  location_phone_extension: string | null;
+}
+
+/** The columns every record needs, joined with the location's phone. */
+export function selectRecord<QB extends SelectQueryBuilder<Database, 'appointments', object>>(qb: QB) {
+  return qb
+    .leftJoin('locations', (j) => j.onRef('locations.env', '=', 'appointments.env').onRef('locations.id', '=', 'appointments.location_id'))
+    .select([
+      'appointments.id', 'appointments.env', 'appointments.developer_id', 'appointments.appointment_status',
+      'appointments.developer_patient_id', 'appointments.is_provider_resource', 'appointments.confirmation_type',
+      'appointments.visit_type', 'appointments.notes', 'appointments.start_time', 'appointments.end_time', 'appointments.time_zone',
+      'appointments.created_at', 'appointments.updated_at', 'appointments.provider_location_id', 'appointments.provider_id',
+      'appointments.location_id', 'appointments.practice_id', 'appointments.visit_reason_id', 'appointments.patient_type',
+      'appointments.patient_id', 'appointments.cancellation_reason', 'appointments.cancellation_reason_type',
+      'locations.phone_number as location_phone_number', 'locations.phone_extension as location_phone_extension',
+    ]);
+}
+
+/** One visible appointment as a row, or undefined. */
+export async function findVisible(db: Kysely<Database>, principal: Principal, id: string): Promise<AppointmentRow | undefined> {
+  return (await selectRecord(visibleAppointments(db, principal).where('appointments.id', '=', id)).executeTakeFirst()) as
+    | AppointmentRow
+    | undefined;
+}
+
+export interface CreateFields {
+  appointment_id: string;
+  appointment_status: AppointmentStatus;
+  developer_patient_id?: string;
+  is_provider_resource: boolean;
+  location_phone_number?: string;
+  location_phone_extension?: string;
+  waiting_room_path?: string;
+  confirmation_type: ConfirmationType;
+  visit_type: VisitType;
+  notes?: string;
+}
+
+export interface FullRecord extends CreateFields {
+  start_time: string;
+  created_time_utc: string;
+  last_modified_time_utc: string;
+  provider_location_id: string;
+  practice_id?: string;
+  visit_reason_id: string;
+  patient_type: 'new' | 'existing';
+  cancellation_reason?: string;
+  cancellation_reason_type?: string;
+}
+
+/** Patient-facing video waiting room for platform video visits (a path on the public base URL). */
+export function waitingRoomPath(publicBaseUrl: string, row: Pick<AppointmentRow, 'id' | 'visit_type'>): string | undefined {
+  return row.visit_type === 'platform_video_service' ? `${publicBaseUrl}/waiting-room/${row.id}` : undefined;
+}
+
+/** Column C of interface.md §2.2. */
+export function createFields(row: AppointmentRow, publicBaseUrl: string): CreateFields {
+  const out: CreateFields = {
+    appointment_id: row.id,
+    appointment_status: row.appointment_status,
+    is_provider_resource: row.is_provider_resource,
+    confirmation_type: row.confirmation_type,
+    visit_type: row.visit_type,
+  };
+  if (row.developer_patient_id !== null) out.developer_patient_id = row.developer_patient_id;
+  if (row.location_phone_number) out.location_phone_number = row.location_phone_number;
+  if (row.location_phone_extension) out.location_phone_extension = row.location_phone_extension;
+  const room = waitingRoomPath(publicBaseUrl, row);
+  if (room) out.waiting_room_path = room;
+  if (row.notes !== null) out.notes = row.notes;
+  return out;
+}
+
+/** Column R of interface.md §2.2. */
+export function fullRecord(row: AppointmentRow, publicBaseUrl: string): FullRecord {
+  const out: FullRecord = {
+    ...createFields(row, publicBaseUrl),
+    start_time: DateTime.fromJSDate(row.start_time, { zone: row.time_zone }).toISO({ suppressMilliseconds: true })!,
+    created_time_utc: utcIso(row.created_at),
+    last_modified_time_utc: utcIso(row.updated_at),
+    provider_location_id: row.provider_location_id,
+    visit_reason_id: row.visit_reason_id,
+    patient_type: row.patient_type,
+  };
+  if (row.practice_id) out.practice_id = row.practice_id;
+  if (row.cancellation_reason) out.cancellation_reason = row.cancellation_reason;
+  if (row.cancellation_reason_type) out.cancellation_reason_type = row.cancellation_reason_type;
+  return out;
+}
+
+/** The short answer of confirm, cancel and update-status (interface.md §2.2 last paragraph). */
+export function statusFields(row: Pick<AppointmentRow, 'id' | 'appointment_status' | 'developer_patient_id'>) {
+  return {
+    appointment_id: row.id,
+    appointment_status: row.appointment_status,
+    ...(row.developer_patient_id !== null ? { developer_patient_id: row.developer_patient_id } : {}),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * The moves the service (evaluator) and the operator make (contracts.md §2 `appointment transition`,
+ * §6): confirm or fail a booking, resolve a reschedule. Each runs on a locked row inside the
+ * caller's transaction and writes its outbox event (delivered: not the developer's own call).
+ */
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { recordChange, type Actor } from './events.js';
+import { release } from './holds.js';
+import type { LockedAppointment } from './lock.js';
+
+const actionOf = (actor: Actor, what: string) => `${actor.kind === 'service' ? 'evaluate' : 'operator'}:${what}`;
+
+/** pending_booking → confirmed (`pending_evaluation` becomes `auto`). */
+export async function applyConfirmed(trx: Transaction<Database>, row: LockedAppointment, actor: Actor): Promise<void> {
+  await trx
+    .updateTable('appointments')
+    .set({
+      appointment_status: 'confirmed',
+      confirmation_type: row.confirmation_type === 'pending_evaluation' ? 'auto' : row.confirmation_type,
+      evaluate_after: null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', row.id)
+    .execute();
+  await recordChange(trx, actor, {
+    env: row.env, developerId: row.developer_id, appointmentId: row.id, updateType: 'updated',
+    changedAttributes: row.confirmation_type === 'pending_evaluation' ? ['appointment.status', 'appointment.confirmation_type'] : ['appointment.status'],
+    action: actionOf(actor, 'confirmed'),
+  });
+}
+
+/** pending_booking → booking_failed; the time is released. */
+export async function applyBookingFailed(trx: Transaction<Database>, row: LockedAppointment, actor: Actor): Promise<void> {
+  await release(trx, row.id);
+  await trx
+    .updateTable('appointments')
+    .set({
+      appointment_status: 'booking_failed',
+      confirmation_type: row.confirmation_type === 'pending_evaluation' ? 'auto' : row.confirmation_type,
+      evaluate_after: null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', row.id)
+    .execute();
+  await recordChange(trx, actor, {
+    env: row.env, developerId: row.developer_id, appointmentId: row.id, updateType: 'updated',
+    changedAttributes: ['appointment.status'], action: actionOf(actor, 'booking_failed'),
+  });
+}
+
+/** pending_reschedule → rescheduled: the new time becomes current, the old time is released. */
+export async function applyRescheduled(trx: Transaction<Database>, row: LockedAppointment, actor: Actor): Promise<void> {
+  await release(trx, row.id, 'current');
+  await trx.updateTable('appointment_holds').set({ kind: 'current' }).where('appointment_id', '=', row.id).where('kind', '=', 'pending').execute();
+  await trx
+    .updateTable('appointments')
+    .set({
+      appointment_status: 'rescheduled',
+      start_time: row.pending_start_time ?? row.start_time,
+      end_time: row.pending_end_time ?? row.end_time,
+      pending_start_time: null,
+      pending_end_time: null,
+      evaluate_after: null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', row.id)
+    .execute();
+  await recordChange(trx, actor, {
+    env: row.env, developerId: row.developer_id, appointmentId: row.id, updateType: 'updated',
+    changedAttributes: ['appointment.status', 'appointment.start_time'], action: actionOf(actor, 'rescheduled'),
+  });
+}
+
+/** pending_reschedule → reschedule_failed: the new time is released, the old time kept. */
+export async function applyRescheduleFailed(trx: Transaction<Database>, row: LockedAppointment, actor: Actor): Promise<void> {
+  await release(trx, row.id, 'pending');
+  await trx
+    .updateTable('appointments')
+    .set({ appointment_status: 'reschedule_failed', pending_start_time: null, pending_end_time: null, evaluate_after: null, updated_at: sql`now()` })
+    .where('id', '=', row.id)
+    .execute();
+  await recordChange(trx, actor, {
+    env: row.env, developerId: row.developer_id, appointmentId: row.id, updateType: 'updated',
+    changedAttributes: ['appointment.status'], action: actionOf(actor, 'reschedule_failed'),
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * `PUT /v1/appointments/update-status` (interface.md §4.6, §3, §8; contracts.md §6): `arrived` is
+ * recorded on the appointment (its status does not change); `no_show` only when the start time is in
+ * the past and at most 2 days old, otherwise 409 naming the current status.
+ */
+import { sql, type Kysely } from 'kysely';
+import { DateTime } from 'luxon';
+import type { Database } from '../../db/schema.js';
+import { conflict } from '../../http/errors.js';
+import type { Principal } from '../credentials/principal.js';
+import { recordChange } from './events.js';
+import { release } from './holds.js';
+import { lockVisible } from './lock.js';
+import { statusFields } from './record.js';
+import { assertMove } from './states.js';
+import { inTransaction } from './transactions.js';
+
+export interface UpdateStatusInput {
+  appointment_id: string;
+  appointment_status: 'arrived' | 'no_show';
+}
+
+export async function updateAppointmentStatus(
+  db: Kysely<Database>,
+  principal: Principal,
+  input: UpdateStatusInput,
+  opts: { requestId?: string; now?: Date } = {},
+) {
+  const now = DateTime.fromJSDate(opts.now ?? new Date());
+  const actor = { kind: 'principal' as const, principal, ...(opts.requestId ? { requestId: opts.requestId } : {}) };
+  return inTransaction(db, async (trx) => {
+    const row = await lockVisible(trx, principal, input.appointment_id);
+    if (input.appointment_status === 'arrived') {
+      assertMove('arrived', row.appointment_status);
+      await trx.updateTable('appointments').set({ arrived_at: now.toJSDate(), updated_at: sql`now()` }).where('id', '=', row.id).execute();
+      await recordChange(trx, actor, {
+        env: row.env, developerId: row.developer_id, appointmentId: row.id, updateType: 'updated',
+        changedAttributes: ['appointment.arrived'], action: 'arrived',
+      });
+      return statusFields(row);
+    }
+    assertMove('no_show', row.appointment_status);
+    const start = DateTime.fromJSDate(row.start_time);
+    if (start >= now) {
+      throw conflict(`no_show can be recorded only after the start time; current status is ${row.appointment_status}`, 'appointment_status');
+    }
+    if (start < now.minus({ days: 2 })) {
+      throw conflict(`no_show can be recorded at most 2 days after the start time; current status is ${row.appointment_status}`, 'appointment_status');
+    }
+    // A pending reschedule is abandoned: its new time is released.
+    if (row.appointment_status === 'pending_reschedule') await release(trx, row.id, 'pending');
+    const updated = await trx
+      .updateTable('appointments')
+      .set({ appointment_status: 'no_show', evaluate_after: null, pending_start_time: null, pending_end_time: null, updated_at: sql`now()` })
+      .where('id', '=', row.id)
+      .returning(['id', 'appointment_status', 'developer_patient_id'])
+      .executeTakeFirstOrThrow();
+    if (row.appointment_status !== 'no_show') {
+      await recordChange(trx, actor, {
+        env: row.env, developerId: row.developer_id, appointmentId: row.id, updateType: 'updated',
+        changedAttributes: ['appointment.status'], action: 'no_show',
+      });
+    }
+    return statusFields(updated);
+  });
+}

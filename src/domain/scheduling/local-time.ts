@@ -1,0 +1,128 @@
+/**
+ * Local wall-clock time in IANA zones, through Luxon only (contracts.md §5 "All local-time arithmetic
+ * uses the location's IANA zone and is correct across daylight-saving changes").
+ *
+ * Instants are epoch milliseconds; converting local → instant and instant → local with an offset is
+ * always Luxon's job. Conversions are memoised per clock, because availability converts the same
+ * (zone, date, minute) triples over and over.
+ */
+import { DateTime, Duration, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
+
+/** `YYYY-MM-DD` and a real calendar date. */
+export function isLocalDate(s: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(s) && DateTime.fromISO(s, { zone: 'UTC' }).isValid;
+}
+
+/** True when `zone` is an IANA zone id Luxon (ICU) knows. */
+export function isIanaZone(zone: string): boolean {
+  return IANAZone.isValidZone(zone);
+}
+
+/** Minutes in `n` minutes, as milliseconds (a Luxon duration, not hand arithmetic). */
+export function minutesMs(n: number): number {
+  return Duration.fromObject({ minutes: n }).toMillis();
+}
+
+/** `HH:MM[:SS]` → minutes after midnight (a wall-clock position, not an instant). */
+export function wallMinutes(hhmmss: string): number {
+  const t = DateTime.fromISO(hhmmss.length === 5 ? `${hhmmss}:00` : hhmmss, { zone: 'UTC' });
+  return t.hour * 60 + t.minute;
+}
+
+/** A memoising local-time converter; make one per computation (no module-level state). */
+export class LocalClock {
+  private readonly instants = new Map<string, number>();
+  private readonly days = new Map<string, { weekday: number; next: string }>();
+  private readonly fixed = new Map<number, Zone>();
+
+  /** The instant of local `date` at `minute` after midnight in `zone` (gap times move forward, Luxon rule). */
+  instant(zone: string, date: string, minute: number): number {
+    const key = `${zone}|${date}|${minute}`;
+    let v = this.instants.get(key);
+    if (v === undefined) {
+      v = DateTime.fromISO(date, { zone }).set({ hour: Math.floor(minute / 60), minute: minute % 60 }).toMillis();
+      this.instants.set(key, v);
+    }
+    return v;
+  }
+
+  /** Start of local `date` in `zone` (midnight, or the first instant of the day if midnight is skipped). */
+  startOfDay(zone: string, date: string): number {
+    return this.instant(zone, date, 0);
+  }
+
+  /** ISO weekday (1 = Monday) of a local date, and the following date. */
+  day(date: string): { weekday: number; next: string } {
+    let v = this.days.get(date);
+    if (!v) {
+      const d = DateTime.fromISO(date, { zone: 'UTC' });
+      v = { weekday: d.weekday, next: d.plus({ days: 1 }).toISODate()! };
+      this.days.set(date, v);
+    }
+    return v;
+  }
+
+  /** Local dates from `from` to `to`, inclusive. */
+  dates(from: string, to: string): string[] {
+    const out: string[] = [];
+    for (let d = from; d <= to; d = this.day(d).next) out.push(d);
+    return out;
+  }
+
+  /** UTC offset in minutes of `zone` at instant `ms`. */
+  offsetAt(zone: string, ms: number): number {
+    return DateTime.fromMillis(ms, { zone }).offset;
+  }
+
+  /**
+   * ISO-8601 of `ms` with the zone's own offset, e.g. `2026-03-08T03:00:00-04:00`. Pass the offset when
+   * it is already known (constant over a schedule block) to skip the zone lookup.
+   */
+  format(zone: string, ms: number, knownOffset?: number): string {
+    let z: Zone | string = zone;
+    if (knownOffset !== undefined) {
+      z = this.fixed.get(knownOffset) ?? FixedOffsetZone.instance(knownOffset);
+      this.fixed.set(knownOffset, z);
+    }
+    return DateTime.fromMillis(ms, { zone: z }).toISO({ suppressMilliseconds: true })!;
+  }
+
+  /** Today's local date in `zone` at instant `now`. */
+  today(zone: string, now: Date): string {
+    return DateTime.fromJSDate(now, { zone }).toISODate()!;
+  }
+
+  /** The local date of instant `ms` in `zone`. */
+  localDate(zone: string, ms: number): string {
+    return DateTime.fromMillis(ms, { zone }).toISODate()!;
+  }
+
+  /** `date` plus `days` calendar days. */
+  addDays(date: string, days: number): string {
+    return DateTime.fromISO(date, { zone: 'UTC' }).plus({ days }).toISODate()!;
+  }
+
+  /** Calendar days from `a` to `b` (b − a). */
+  daysBetween(a: string, b: string): number {
+    return DateTime.fromISO(b, { zone: 'UTC' }).diff(DateTime.fromISO(a, { zone: 'UTC' }), 'days').days;
+  }
+}
+
+/** Parses an ISO-8601 date-time that must carry an offset (`Z` or `±hh:mm`); undefined otherwise. */
+export function parseOffsetDateTime(s: string): DateTime | undefined {
+  if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(s) || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(s)) return undefined;
+  const d = DateTime.fromISO(s, { setZone: true });
+  return d.isValid ? d : undefined;
+}
+
+/** Parses a UTC timestamp query value (offset optional, UTC assumed); undefined when invalid. */
+export function parseUtcTimestamp(s: string): DateTime | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}/.test(s)) return undefined;
+  const d = DateTime.fromISO(s, { zone: 'UTC', setZone: false });
+  return d.isValid ? d : undefined;
+}
+
+/** An instant as ISO-8601 UTC (`…Z`). */
+export function utcIso(d: Date): string {
+  return DateTime.fromJSDate(d, { zone: 'UTC' }).toISO()!;
+}

@@ -1,0 +1,170 @@
+/**
+ * Loads what availability needs for a set of provider-locations and a UTC window (contracts.md §5):
+ * the provider-location with its provider and location zone, visit reason durations, weekly schedule
+ * blocks, calendar timeslots and the provider's held time ranges. Five set-based queries for any
+ * number of provider-locations. Works on the root `Kysely` or inside a transaction (pass the handle).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database, Env } from '../../db/schema.js';
+import { wallMinutes } from './local-time.js';
+
+export type PatientType = 'new' | 'existing';
+
+export interface ProviderLocationContext {
+  id: string;
+  providerId: string;
+  locationId: string;
+  practiceId: string;
+  timeZone: string;
+  active: boolean;
+  confirmationType: 'auto' | 'manual' | 'pending_evaluation';
+  visitType: 'in_person' | 'platform_video_service' | 'third_party_video_service';
+  isProviderResource: boolean;
+  locationPhone: string | null;
+  locationPhoneExtension: string | null;
+  /** Visit reasons the provider accepts (interface.md §2.1 `visit_reason_id`). */
+  visitReasonIds: string[];
+  defaultVisitReasonId: string | null;
+}
+
+export interface WeeklyBlock {
+  weekday: number;
+  startMin: number;
+  endMin: number;
+  visitReasonIds: string[] | null;
+  patientType: PatientType | null;
+}
+
+export interface PushedSlot {
+  localDate: string;
+  startMs: number;
+  allowed: string[] | null;
+  excluded: string[] | null;
+  patientType: PatientType | null;
+}
+
+export interface ScheduleData {
+  pls: Map<string, ProviderLocationContext>;
+  durations: Map<string, { new: number; existing: number }>;
+  blocks: Map<string, WeeklyBlock[]>;
+  /** Pushed calendar slots by provider-location id. */
+  pushed: Map<string, PushedSlot[]>;
+  /** Held ranges by provider id, sorted by start (epoch ms). */
+  holds: Map<string, [number, number][]>;
+}
+
+/** Provider-location contexts (active or not) for `ids`. */
+export async function loadProviderLocations(db: Kysely<Database>, env: Env, ids: string[]): Promise<Map<string, ProviderLocationContext>> {
+  const out = new Map<string, ProviderLocationContext>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .selectFrom('provider_locations as pl')
+    .innerJoin('providers as p', (j) => j.onRef('p.env', '=', 'pl.env').onRef('p.id', '=', 'pl.provider_id'))
+    .innerJoin('locations as l', (j) => j.onRef('l.env', '=', 'pl.env').onRef('l.id', '=', 'pl.location_id'))
+    .where('pl.env', '=', env)
+    .where('pl.id', 'in', ids)
+    .select([
+      'pl.id', 'pl.provider_id', 'pl.location_id', 'p.practice_id', 'l.time_zone', 'pl.active', 'pl.confirmation_type', 'pl.visit_type',
+      'pl.is_provider_resource', 'l.phone_number', 'l.phone_extension', 'p.visit_reason_ids', 'p.default_visit_reason_id',
+    ])
+    .execute();
+  for (const r of rows) {
+    const reasons = r.visit_reason_ids.length ? r.visit_reason_ids : r.default_visit_reason_id ? [r.default_visit_reason_id] : [];
+    out.set(r.id, {
+      id: r.id,
+      providerId: r.provider_id,
+      locationId: r.location_id,
+      practiceId: r.practice_id,
+      timeZone: r.time_zone,
+      active: r.active,
+      confirmationType: r.confirmation_type,
+      visitType: r.visit_type,
+      isProviderResource: r.is_provider_resource,
+      locationPhone: r.phone_number,
+      locationPhoneExtension: r.phone_extension,
+      visitReasonIds: reasons,
+      defaultVisitReasonId: r.default_visit_reason_id,
+    });
+  }
+  return out;
+}
+
+/** Everything else for `pls` within `[fromMs, toMs)`; holds are skipped when `withHolds` is false. */
+export async function loadScheduleData(
+  db: Kysely<Database>,
+  env: Env,
+  pls: Map<string, ProviderLocationContext>,
+  window: { fromMs: number; toMs: number },
+  opts: { withHolds: boolean; visitReasonIds: string[] },
+): Promise<ScheduleData> {
+  const ids = [...pls.keys()];
+  const providerIds = [...new Set([...pls.values()].map((p) => p.providerId))];
+  const data: ScheduleData = { pls, durations: new Map(), blocks: new Map(), pushed: new Map(), holds: new Map() };
+  if (ids.length === 0) return data;
+  const from = new Date(window.fromMs);
+  const to = new Date(window.toMs);
+
+  const durationRows = opts.visitReasonIds.length
+    ? await db
+        .selectFrom('visit_reasons')
+        .select(['id', 'duration_new_minutes', 'duration_existing_minutes'])
+        .where('env', '=', env)
+        .where('id', 'in', opts.visitReasonIds)
+        .execute()
+    : [];
+  for (const r of durationRows) data.durations.set(r.id, { new: r.duration_new_minutes, existing: r.duration_existing_minutes });
+
+  const blockRows = await db
+    .selectFrom('weekly_schedules')
+    .select(['provider_location_id', 'weekday', 'start_local', 'end_local', 'visit_reason_ids', 'patient_type'])
+    .where('env', '=', env)
+    .where('provider_location_id', 'in', ids)
+    .execute();
+  for (const r of blockRows) {
+    let list = data.blocks.get(r.provider_location_id);
+    if (!list) data.blocks.set(r.provider_location_id, (list = []));
+    list.push({
+      weekday: r.weekday,
+      startMin: wallMinutes(String(r.start_local)),
+      endMin: wallMinutes(String(r.end_local)),
+      visitReasonIds: r.visit_reason_ids,
+      patientType: r.patient_type,
+    });
+  }
+
+  const pushedRows = await db
+    .selectFrom('calendar_timeslots')
+    .select(['provider_id', 'location_id', 'local_date', 'start_utc', 'allowed_visit_reason_ids', 'excluded_visit_reason_ids', 'patient_type'])
+    .where('env', '=', env)
+    .where('provider_id', 'in', providerIds)
+    .where('start_utc', '>=', from)
+    .where('start_utc', '<', to)
+    .execute();
+  for (const r of pushedRows) {
+    const plId = `${r.provider_id}|${r.location_id}`;
+    if (!pls.has(plId)) continue;
+    let list = data.pushed.get(plId);
+    if (!list) data.pushed.set(plId, (list = []));
+    list.push({
+      localDate: String(r.local_date).slice(0, 10),
+      startMs: new Date(r.start_utc).getTime(),
+      allowed: r.allowed_visit_reason_ids,
+      excluded: r.excluded_visit_reason_ids,
+      patientType: r.patient_type,
+    });
+  }
+
+  if (opts.withHolds) {
+    const holdRows = await sql<{ provider_id: string; s: Date; e: Date }>`
+      SELECT provider_id, lower(during) AS s, upper(during) AS e
+      FROM appointment_holds
+      WHERE env = ${env} AND provider_id IN (${sql.join(providerIds)}) AND during && tstzrange(${from}, ${to})
+      ORDER BY provider_id, lower(during)`.execute(db);
+    for (const r of holdRows.rows) {
+      let list = data.holds.get(r.provider_id);
+      if (!list) data.holds.set(r.provider_id, (list = []));
+      list.push([new Date(r.s).getTime(), new Date(r.e).getTime()]);
+    }
+  }
+  return data;
+}

@@ -1,0 +1,211 @@
+/**
+ * Appointment operations (interface.md §4.1–4.6, §4.16; contracts.md §3 scopes, §4). Thin handlers:
+ * parse, call `src/domain/appointments/`, shape the answer.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../../../config.js';
+import type { Db } from '../../../db/database.js';
+import type { AppointmentStatus } from '../../../db/schema.js';
+import { cancelAppointment } from '../../../domain/appointments/cancel.js';
+import { confirmAppointment } from '../../../domain/appointments/confirm.js';
+import { createAppointment } from '../../../domain/appointments/create.js';
+import { audit } from '../../../domain/appointments/events.js';
+import { LIST_CAP, listAppointments, type ListFilter } from '../../../domain/appointments/list.js';
+import { appointmentParticipants } from '../../../domain/appointments/participants.js';
+import { createFields, findVisible, fullRecord } from '../../../domain/appointments/record.js';
+import { rescheduleAppointment } from '../../../domain/appointments/reschedule.js';
+import { APPOINTMENT_STATUSES } from '../../../domain/appointments/states.js';
+import { updateAppointmentStatus } from '../../../domain/appointments/update-status.js';
+import { parseUtcTimestamp } from '../../../domain/scheduling/local-time.js';
+import { principalOf } from '../../../http/auth-guard.js';
+import { badRequest, notFound } from '../../../http/errors.js';
+import { commaList, errorResponses, nextUrl, pageEnvelope } from '../common-schemas.js';
+import {
+  AppointmentRecord, CancelBody, ConfirmBody, CreateBody, CreateFields, envelope, IdParams, ListQuery, ParticipantsData, RescheduleBody,
+  StatusFields, UpdateStatusBody,
+} from './schemas.js';
+
+export interface AppointmentRouteDeps {
+  config: Config;
+  db: Db;
+}
+
+const tags = ['appointments'];
+const rid = (req: FastifyRequest) => ({ requestId: String(req.id) });
+
+function timestamp(field: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const d = parseUtcTimestamp(value);
+  if (!d) throw badRequest(field, 'must be an ISO-8601 UTC timestamp');
+  return d.toJSDate();
+}
+
+export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> = async (app, { config, db }) => {
+  const read = app.guard({ scope: 'external.appointment.read' });
+  const write = app.guard({ scope: 'external.appointment.write' });
+  const base = config.publicBaseUrl;
+
+  app.post(
+    '/v1/appointments',
+    {
+      preHandler: write,
+      schema: {
+        tags,
+        summary: 'Book an appointment at a start time the availability endpoint offers',
+        body: CreateBody,
+        response: { 201: envelope(CreateFields), ...errorResponses(400, 409) },
+      },
+    },
+    async (req, reply) => {
+      const row = await createAppointment(db, principalOf(req), req.body, rid(req));
+      return reply.code(201).send({ request_id: String(req.id), data: createFields(row, base) });
+    },
+  );
+
+  app.get(
+    '/v1/appointments',
+    {
+      preHandler: read,
+      schema: {
+        tags,
+        summary: 'List the appointments you may see (at most 1,000 through pagination)',
+        querystring: ListQuery,
+        response: { 200: pageEnvelope(Type.Array(AppointmentRecord)), ...errorResponses(400) },
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const statuses = commaList(q.statuses);
+      const bad = statuses.find((s) => !APPOINTMENT_STATUSES.includes(s as AppointmentStatus));
+      if (bad !== undefined) throw badRequest('statuses', `unknown status ${bad}; must be among: ${APPOINTMENT_STATUSES.join(', ')}`);
+      const filter: ListFilter = {
+        page: q.page,
+        pageSize: q.page_size,
+        sortBy: q.sort_by ?? 'start_time_utc',
+        sortDirection: q.sort_direction ?? 'descending',
+        ...(statuses.length ? { statuses: statuses as AppointmentStatus[] } : {}),
+        ...(q.developer_patient_id !== undefined ? { developerPatientId: q.developer_patient_id } : {}),
+        ...(q.provider_ids ? { providerIds: commaList(q.provider_ids) } : {}),
+        ...(q.location_ids ? { locationIds: commaList(q.location_ids) } : {}),
+        ...(q.practice_ids ? { practiceIds: commaList(q.practice_ids) } : {}),
+      };
+      const ts: [keyof ListFilter, string, string | undefined][] = [
+        ['startMin', 'start_time_utc_min', q.start_time_utc_min],
+        ['startMax', 'start_time_utc_max', q.start_time_utc_max],
+        ['createdMin', 'created_time_utc_min', q.created_time_utc_min],
+        ['createdMax', 'created_time_utc_max', q.created_time_utc_max],
+        ['modifiedMin', 'last_modified_time_utc_min', q.last_modified_time_utc_min],
+        ['modifiedMax', 'last_modified_time_utc_max', q.last_modified_time_utc_max],
+      ];
+      for (const [key, field, value] of ts) {
+        const d = timestamp(field, value);
+        if (d) (filter as unknown as Record<string, Date>)[key] = d;
+      }
+      const { rows, totalCount } = await listAppointments(db, principalOf(req), filter);
+      const reachable = Math.min(totalCount, LIST_CAP);
+      return {
+        request_id: String(req.id),
+        page: q.page,
+        page_size: q.page_size,
+        total_count: totalCount,
+        next_url: q.page >= 10 ? null : nextUrl(base, req, q.page, q.page_size, reachable),
+        data: rows.map((r) => fullRecord(r, base)),
+      };
+    },
+  );
+
+  app.get(
+    '/v1/appointments/:appointment_id',
+    {
+      preHandler: read,
+      schema: { tags, summary: 'Read one appointment', params: IdParams, response: { 200: envelope(AppointmentRecord), ...errorResponses(404) } },
+    },
+    async (req) => {
+      const p = principalOf(req);
+      const row = await findVisible(db, p, req.params.appointment_id);
+      if (!row) throw notFound(`appointment ${req.params.appointment_id} not found`, 'appointment_id');
+      await audit(db, { kind: 'principal', principal: p, requestId: String(req.id) }, {
+        env: row.env, developerId: row.developer_id, appointmentId: row.id, action: 'read',
+      });
+      return { request_id: String(req.id), data: fullRecord(row, base) };
+    },
+  );
+
+  app.get(
+    '/v1/appointments/:appointment_id/participants',
+    {
+      preHandler: read,
+      schema: {
+        tags,
+        summary: 'Read the participants (the patient) of an appointment',
+        params: IdParams,
+        response: { 200: envelope(ParticipantsData), ...errorResponses(404) },
+      },
+    },
+    async (req) => ({
+      request_id: String(req.id),
+      data: await appointmentParticipants(db, principalOf(req), req.params.appointment_id, { publicBaseUrl: base, ...rid(req) }),
+    }),
+  );
+
+  app.post(
+    '/v1/appointments/confirm',
+    {
+      preHandler: write,
+      schema: {
+        tags,
+        summary: 'Confirm a pending_booking appointment (manual confirmation)',
+        body: ConfirmBody,
+        response: { 200: envelope(StatusFields), ...errorResponses(400, 404, 409) },
+      },
+    },
+    async (req) => ({ request_id: String(req.id), data: await confirmAppointment(db, principalOf(req), req.body.appointment_id, rid(req)) }),
+  );
+
+  app.post(
+    '/v1/appointments/cancel',
+    {
+      preHandler: write,
+      schema: {
+        tags,
+        summary: 'Cancel an appointment that is not already cancelled; releases its time',
+        body: CancelBody,
+        response: { 200: envelope(StatusFields), ...errorResponses(400, 404, 409) },
+      },
+    },
+    async (req) => ({ request_id: String(req.id), data: await cancelAppointment(db, principalOf(req), req.body, rid(req)) }),
+  );
+
+  app.post(
+    '/v1/appointments/reschedule',
+    {
+      preHandler: write,
+      schema: {
+        tags,
+        summary: 'Move an appointment to a new start time (only the time changes)',
+        body: RescheduleBody,
+        response: { 200: envelope(CreateFields), ...errorResponses(400, 404, 409) },
+      },
+    },
+    async (req) => {
+      const row = await rescheduleAppointment(db, principalOf(req), req.body, rid(req));
+      return { request_id: String(req.id), data: createFields(row, base) };
+    },
+  );
+
+  app.put(
+    '/v1/appointments/update-status',
+    {
+      preHandler: write,
+      schema: {
+        tags,
+        summary: 'Record that the patient arrived, or mark a no_show (0–2 days after the start)',
+        body: UpdateStatusBody,
+        response: { 200: envelope(StatusFields), ...errorResponses(400, 404, 409) },
+      },
+    },
+    async (req) => ({ request_id: String(req.id), data: await updateAppointmentStatus(db, principalOf(req), req.body, rid(req)) }),
+  );
+};

@@ -1,0 +1,152 @@
+/**
+ * Request and response schemas of the appointment operations (interface.md §2.1–2.3, §4.1–4.6,
+ * §4.16; contracts.md §4). Types, required fields, enums and lengths live here; the rules a schema
+ * cannot express (phone digits, ZIP, state codes, gender combinations, schedule) are checked in
+ * `src/domain/appointments/` and also answer 400 naming the field.
+ */
+import { Type } from 'typebox';
+import { APPOINTMENT_STATUSES } from '../../../domain/appointments/states.js';
+import { CANCELLATION_REASON_TYPES } from '../../../domain/appointments/cancel.js';
+import { GENDER_VALUES } from '../../../domain/appointments/patient-rules.js';
+
+/** A string enum typed as the union of its values. */
+const enumOf = <T extends readonly string[]>(values: T, description?: string) =>
+  Type.Unsafe<T[number]>(Type.String({ enum: [...values], ...(description ? { description } : {}) }));
+
+const Str = Type.String();
+const OptStr = Type.Optional(Type.String());
+
+export const AppointmentStatus = enumOf(APPOINTMENT_STATUSES);
+export const PatientType = enumOf(['new', 'existing'] as const, 'Whether the patient has been to the provider\'s practice');
+const ConfirmationType = enumOf(['auto', 'manual', 'pending_evaluation'] as const);
+const VisitType = enumOf(['in_person', 'platform_video_service', 'third_party_video_service'] as const);
+export const CancellationReasonType = enumOf(CANCELLATION_REASON_TYPES);
+
+export const PatientAddress = Type.Object({
+  address1: Type.String({ maxLength: 50 }),
+  address2: Type.Optional(Type.String({ maxLength: 20 })),
+  city: Type.String({ maxLength: 50 }),
+  state: Type.String({ maxLength: 2, description: 'Two-letter state code' }),
+  zip_code: Type.String({ description: '5 digits' }),
+});
+
+export const PatientInsurance = Type.Object({
+  insurance_plan_id: OptStr,
+  insurance_group_number: OptStr,
+  insurance_member_id: OptStr,
+  is_self_pay: Type.Optional(Type.Boolean()),
+});
+
+export const PatientInput = Type.Object({
+  developer_patient_id: Type.Optional(Type.String({ maxLength: 255 })),
+  first_name: Type.String({ maxLength: 50 }),
+  last_name: Type.String({ maxLength: 50 }),
+  date_of_birth: Type.String({ description: 'YYYY-MM-DD' }),
+  sex_at_birth: enumOf(['male', 'female'] as const),
+  phone_number: Type.String({ maxLength: 10, description: 'Unformatted 10 digits; first and fourth digits not 0 or 1' }),
+  email_address: Type.String({ maxLength: 255 }),
+  patient_address: PatientAddress,
+  insurance: Type.Optional(PatientInsurance),
+  gender: Type.Optional(Type.Array(enumOf(GENDER_VALUES), { description: '`prefer_not_to_say` and `none_apply` must be used alone' })),
+});
+
+export const CreateBody = Type.Object({
+  appointment_type: Type.Literal('providers'),
+  data: Type.Object({
+    start_time: Type.String({ description: 'ISO-8601 with offset; a start time the availability endpoint returns' }),
+    visit_reason_id: Str,
+    provider_location_id: Str,
+    patient: PatientInput,
+    patient_type: PatientType,
+    notes: Type.Optional(Type.String({ maxLength: 100 })),
+  }),
+});
+
+/** interface.md §2.2 column C. */
+const createFieldProps = {
+  appointment_id: Str,
+  appointment_status: AppointmentStatus,
+  developer_patient_id: OptStr,
+  is_provider_resource: Type.Boolean(),
+  location_phone_number: OptStr,
+  location_phone_extension: OptStr,
+  waiting_room_path: OptStr,
+  confirmation_type: ConfirmationType,
+  visit_type: VisitType,
+  notes: OptStr,
+};
+export const CreateFields = Type.Object(createFieldProps);
+
+/** interface.md §2.2 column R. */
+export const AppointmentRecord = Type.Object({
+  ...createFieldProps,
+  visit_type: Type.Optional(VisitType),
+  start_time: Str,
+  created_time_utc: OptStr,
+  last_modified_time_utc: OptStr,
+  provider_location_id: Str,
+  practice_id: OptStr,
+  visit_reason_id: Str,
+  patient_type: Type.Optional(PatientType),
+  cancellation_reason: OptStr,
+  cancellation_reason_type: OptStr,
+});
+
+export const StatusFields = Type.Object({ appointment_id: Str, appointment_status: AppointmentStatus, developer_patient_id: OptStr });
+
+export const IdParams = Type.Object({ appointment_id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const ListQuery = Type.Object({
+  page: Type.Integer({ minimum: 0, maximum: 10, default: 0, description: 'Zero-based page index' }),
+  page_size: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  statuses: Type.Optional(Type.String({ description: 'Comma-delimited appointment statuses' })),
+  developer_patient_id: OptStr,
+  sort_by: Type.Optional(enumOf(['start_time_utc', 'created_time_utc', 'last_modified_time_utc'] as const)),
+  sort_direction: Type.Optional(enumOf(['ascending', 'descending'] as const)),
+  provider_ids: Type.Optional(Type.String({ description: 'Comma-separated provider ids' })),
+  location_ids: Type.Optional(Type.String({ description: 'Comma-separated location ids' })),
+  practice_ids: Type.Optional(Type.String({ description: 'Comma-separated practice ids' })),
+  start_time_utc_min: OptStr,
+  start_time_utc_max: OptStr,
+  created_time_utc_min: OptStr,
+  created_time_utc_max: OptStr,
+  last_modified_time_utc_min: OptStr,
+  last_modified_time_utc_max: OptStr,
+});
+
+export const ConfirmBody = Type.Object({ appointment_id: Type.String({ minLength: 1 }) });
+
+export const CancelBody = Type.Object({
+  appointment_id: Type.String({ minLength: 1 }),
+  cancellation_reason_type: Type.Optional(CancellationReasonType),
+  cancellation_reason: Type.Optional(Type.String({ maxLength: 50, description: 'Only with other_patient_reason or other_provider_reason' })),
+});
+
+export const RescheduleBody = Type.Object({
+  appointment_id: Type.String({ minLength: 1 }),
+  start_time: Type.String({ description: 'New start, ISO-8601 with offset, offered by the availability endpoint' }),
+});
+
+export const UpdateStatusBody = Type.Object({
+  appointment_id: Type.String({ minLength: 1 }),
+  appointment_status: enumOf(['arrived', 'no_show'] as const),
+});
+
+export const ParticipantsData = Type.Object({
+  provider_id: Str,
+  location_id: Str,
+  patient: Type.Object({
+    patient_id: Str,
+    developer_patient_id: OptStr,
+    first_name: Str,
+    last_name: Str,
+    date_of_birth: Str,
+    sex_at_birth: enumOf(['male', 'female'] as const),
+    phone_number: Str,
+    email_address: Str,
+    uploaded_attachments: Type.Array(Type.Object({ attachment_type: Str, attachment_url: Str })),
+    is_booked_by_another_patient: Type.Boolean(),
+  }),
+});
+
+export const envelope = <T extends import('typebox').TSchema>(data: T) => Type.Object({ request_id: Str, data });

@@ -1,0 +1,137 @@
+/**
+ * `GET /v1/provider_locations/availability` (interface.md §4.16, contracts.md §4): bookable start
+ * times per provider-location for a visit reason and patient type, in the provider's own offset.
+ * Any valid token, anonymous included (contracts.md §3).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Config } from '../../../config.js';
+import type { Db } from '../../../db/database.js';
+import { computeAvailability, firstAvailability, type Timeslot } from '../../../domain/scheduling/availability.js';
+import { acceptingInsurance } from '../../../domain/scheduling/insurance-filter.js';
+import { isLocalDate, LocalClock } from '../../../domain/scheduling/local-time.js';
+import { principalOf } from '../../../http/auth-guard.js';
+import { badRequest, notFound } from '../../../http/errors.js';
+import { commaList, errorResponses } from '../common-schemas.js';
+
+export interface AvailabilityRouteDeps {
+  config: Config;
+  db: Db;
+}
+
+const MAX_IDS = 50;
+const MAX_SPAN_DAYS = 31;
+
+const Timeslot = Type.Object({
+  start_time: Type.String({ description: 'ISO-8601 with the provider\'s own UTC offset' }),
+  visit_reason_id: Type.String(),
+});
+
+const AvailabilityQuery = Type.Object({
+  provider_location_ids: Type.String({ minLength: 1, description: 'Comma list, at most 50' }),
+  visit_reason_id: Type.String({ minLength: 1 }),
+  patient_type: Type.Unsafe<'new' | 'existing'>(Type.String({ enum: ['new', 'existing'] })),
+  start_date_in_provider_local_time: Type.Optional(Type.String({ description: 'YYYY-MM-DD; default today in the provider\'s zone' })),
+  end_date_in_provider_local_time: Type.Optional(Type.String({ description: 'YYYY-MM-DD inclusive; default start + 7 days; at most start + 31 days' })),
+  insurance_plan_id: Type.Optional(Type.String()),
+  insurance_carrier_id: Type.Optional(Type.String()),
+});
+
+const AvailabilityResponse = Type.Object({
+  request_id: Type.String(),
+  data: Type.Array(
+    Type.Object({ provider_location_id: Type.String(), first_availability: Type.Optional(Timeslot), timeslots: Type.Array(Timeslot) }),
+  ),
+});
+
+const slotOut = (s: Timeslot) => ({ start_time: s.startTime, visit_reason_id: s.visitReasonId });
+
+export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps> = async (app, { config, db }) => {
+  app.get(
+    '/v1/provider_locations/availability',
+    {
+      preHandler: app.guard({ allowAnonymous: true }),
+      schema: {
+        tags: ['availability'],
+        summary: 'Bookable start times per provider location for a visit reason and patient type',
+        querystring: AvailabilityQuery,
+        response: { 200: AvailabilityResponse, ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const p = principalOf(req);
+      const env = config.appEnv;
+      const ids = commaList(q.provider_location_ids);
+      if (ids.length === 0) throw badRequest('provider_location_ids', 'is required');
+      if (ids.length > MAX_IDS) throw badRequest('provider_location_ids', `at most ${MAX_IDS} ids`);
+      const clock = new LocalClock();
+      const start = q.start_date_in_provider_local_time;
+      const end = q.end_date_in_provider_local_time;
+      if (start !== undefined && !isLocalDate(start)) throw badRequest('start_date_in_provider_local_time', 'must be a date YYYY-MM-DD');
+      if (end !== undefined && !isLocalDate(end)) throw badRequest('end_date_in_provider_local_time', 'must be a date YYYY-MM-DD');
+      const spanFrom = start ?? clock.today('UTC', new Date());
+      if (end !== undefined && end < (start ?? clock.addDays(spanFrom, -1))) {
+        throw badRequest('end_date_in_provider_local_time', 'must not be before the start date');
+      }
+      if (end !== undefined && clock.daysBetween(spanFrom, end) > MAX_SPAN_DAYS) {
+        throw badRequest('end_date_in_provider_local_time', `must be at most ${MAX_SPAN_DAYS} days after the start date`);
+      }
+      const vr = await db.selectFrom('visit_reasons').select('id').where('env', '=', env).where('id', '=', q.visit_reason_id).executeTakeFirst();
+      if (!vr) throw badRequest('visit_reason_id', `unknown visit reason ${q.visit_reason_id}`);
+
+      const unique = [...new Set(ids)];
+      const visible = await db
+        .selectFrom('developer_provider_locations as dpl')
+        .innerJoin('provider_locations as pl', (j) => j.onRef('pl.env', '=', 'dpl.env').onRef('pl.id', '=', 'dpl.provider_location_id'))
+        .select('pl.id')
+        .where('dpl.env', '=', env)
+        .where('dpl.developer_id', '=', p.developerId)
+        .where('pl.active', '=', true)
+        .where('pl.id', 'in', unique)
+        .execute();
+      const known = new Set(visible.map((r) => r.id));
+      const missing = unique.filter((id) => !known.has(id));
+      if (missing.length) throw notFound(`provider locations not in your directory: ${missing.join(', ')}`, 'provider_location_ids');
+
+      let eligible = unique;
+      if (q.insurance_plan_id || q.insurance_carrier_id) {
+        const ok = await acceptingInsurance(db, env, unique, {
+          ...(q.insurance_plan_id ? { planId: q.insurance_plan_id } : {}),
+          ...(q.insurance_carrier_id ? { carrierId: q.insurance_carrier_id } : {}),
+        });
+        eligible = unique.filter((id) => ok.has(id));
+      }
+      const now = new Date();
+      const result = await computeAvailability(db, {
+        env,
+        providerLocationIds: eligible,
+        visitReasonId: q.visit_reason_id,
+        patientType: q.patient_type,
+        now,
+        ...(start ? { from: start } : {}),
+        ...(end ? { to: end } : {}),
+      });
+      // first_availability: the window's first slot, else the next one within 90 days after the window.
+      const empty = eligible.filter((id) => !result.get(id)?.slots.length);
+      const later = empty.length
+        ? await firstAvailability(db, {
+            env,
+            providerLocationIds: empty,
+            visitReasonId: q.visit_reason_id,
+            patientType: q.patient_type,
+            now,
+            ...(result.get(empty[0]!) ? { from: clock.addDays(result.get(empty[0]!)!.to, 1) } : {}),
+          })
+        : new Map<string, Timeslot>();
+      return {
+        request_id: String(req.id),
+        data: ids.map((id) => {
+          const slots = result.get(id)?.slots ?? [];
+          const first = slots[0] ?? later.get(id);
+          return { provider_location_id: id, ...(first ? { first_availability: slotOut(first) } : {}), timeslots: slots.map(slotOut) };
+        }),
+      };
+    },
+  );
+};
