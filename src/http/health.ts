@@ -10,10 +10,12 @@ const Status = Type.Object({ status: Type.String(), database: Type.Optional(Type
 export function healthRoutes(app: FastifyInstance, db: Db, registry: Registry): void {
   app.get('/healthz', { schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
 
+  // Once every migration this build knows has been applied, that stays true for the process.
+  let migrationsOk = false;
   app.get('/readyz', { schema: { hide: true, response: { 200: Status, 503: Status } } }, async (_req, reply) => {
     if (!(await ping(db))) return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
-    const current = await migrationsCurrent(db).catch(() => false);
-    if (!current) return reply.code(503).send({ status: 'unavailable', database: 'migrations pending' });
+    migrationsOk ||= await migrationsCurrent(db).catch(() => false);
+    if (!migrationsOk) return reply.code(503).send({ status: 'unavailable', database: 'migrations pending' });
     return { status: 'ok', database: 'ok' };
   });
 

@@ -1,0 +1,87 @@
+/**
+ * `npm run bench`: runs every benchmark of the project and prints one table of throughput, p50/p99
+ * and the ratio to the bare baselines measured in the same run; writes it to bench/results.md.
+ *
+ * Database: `BENCH_DATABASE_URL` (PostgreSQL; a fresh schema is created and dropped) or, by
+ * default, embedded PGlite in memory. `BENCH_SECONDS` (default 5) per scenario, `BENCH_CONNECTIONS`
+ * (default 10). Scenario modules live beside this file and export `scenarios(ctx)`.
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createDeveloper } from '../src/domain/developers/create-developer.js';
+import { buildApp } from '../src/http/app.js';
+import { measure, startBaselines, table, type BaselineName, type Result, type Scenario } from './harness.js';
+import { serviceScenarios, type BenchContext } from './scenarios.js';
+
+async function database(): Promise<DatabaseHandle & { label: string }> {
+  const url = process.env.BENCH_DATABASE_URL;
+  if (!url) return { ...(await openDatabase({ inMemory: true })), label: 'PGlite (in memory)' };
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query('CREATE EXTENSION IF NOT EXISTS btree_gist');
+  await admin.query(`CREATE SCHEMA "${schema}"`);
+  await admin.end();
+  const h = await openDatabase({ databaseUrl: url, schema, poolSize: 20 });
+  return {
+    ...h,
+    label: `PostgreSQL (${new URL(url).host})`,
+    close: async () => {
+      await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(h.db);
+      await h.close();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const opts = { seconds: Number(process.env.BENCH_SECONDS ?? 5), connections: Number(process.env.BENCH_CONNECTIONS ?? 10) };
+  const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+  const h = await database();
+  await migrateToLatest(h.db);
+  const port = 23000 + (process.pid % 1000);
+  const config = loadConfig({ PORT: String(port), LOG_LEVEL: 'silent', ADMIN_TOKEN: 'bench-admin' });
+  const creds = await createDeveloper(h.db, { env: 'sandbox', name: 'bench' });
+  const app = await buildApp({ config, db: h.db });
+  await app.listen({ port, host: '127.0.0.1' });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const tokenRes = await fetch(`${baseUrl}/auth/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: creds.client_id, client_secret: creds.client_secret, audience: config.audience }),
+  });
+  const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+  const baselines = await startBaselines(h.db, port + 1);
+
+  process.stdout.write(`Carebook benchmarks on ${h.label}, ${opts.seconds}s per scenario, ${opts.connections} connections\n`);
+  const base: Record<BaselineName, Result> = {} as Record<BaselineName, Result>;
+  for (const name of ['bare', 'select', 'insert'] as const) {
+    const r = await measure(`baseline: ${name}`, baselines.urls[name], { method: name === 'insert' ? 'POST' : 'GET' }, opts);
+    base[name] = { ...r, baseline: '-' };
+    process.stdout.write(`  ${r.name}: ${r.requestsPerSec} req/s\n`);
+  }
+
+  const ctx: BenchContext = { baseUrl, token, db: h.db, config, creds, engine: h.engine };
+  const results: Result[] = [base.bare, base.select, base.insert];
+  for (const s of await serviceScenarios(ctx)) {
+    if (only && !only.test(s.name)) continue;
+    const r = await measure(s.name, `${baseUrl}${s.path}`, s, opts);
+    results.push({ ...r, baseline: s.baseline });
+    process.stdout.write(`  ${r.name}: ${r.requestsPerSec} req/s (${(r.requestsPerSec / base[s.baseline].requestsPerSec).toFixed(3)} × ${s.baseline})\n`);
+  }
+
+  const out = `# Benchmark results\n\n${new Date().toISOString()} · ${h.label} · Node ${process.version} · ${opts.seconds}s × ${opts.connections} connections per scenario\n\n${table(results, base)}\n`;
+  process.stdout.write(`\n${out}`);
+  await writeFile(join(import.meta.dirname, 'results.md'), out);
+  await baselines.close();
+  await app.close();
+  await h.close();
+}
+
+export type { Scenario };
+await main();

@@ -1,0 +1,27 @@
+/**
+ * The service's benchmark scenarios. Each capability adds its own module and lists it here; a
+ * module exports `async (ctx) => Scenario[]` and may prepare data (seed a directory, book slots)
+ * before returning.
+ */
+import type { Config } from '../src/config.js';
+import type { Db } from '../src/db/database.js';
+import type { NewDeveloper } from '../src/domain/developers/create-developer.js';
+import type { Scenario } from './harness.js';
+
+export interface BenchContext {
+  baseUrl: string;
+  /** A client-credentials token with every scope, for `creds`' developer. */
+  token: string;
+  db: Db;
+  config: Config;
+  creds: NewDeveloper;
+  engine: 'pglite' | 'postgres';
+}
+
+export async function serviceScenarios(ctx: BenchContext): Promise<Scenario[]> {
+  return [
+    { name: 'GET /healthz', baseline: 'bare', path: '/healthz' },
+    { name: 'GET /readyz (database ping)', baseline: 'select', path: '/readyz' },
+    { name: 'POST /auth/oauth/token (client credentials)', baseline: 'select', method: 'POST', path: '/auth/oauth/token', body: JSON.stringify({ grant_type: 'client_credentials', client_id: ctx.creds.client_id, client_secret: ctx.creds.client_secret, audience: ctx.config.audience }) },
+  ];
+}

@@ -1,0 +1,27 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'coverage/**', 'clients/*/dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['bench/**', 'test/**', 'bin/**'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    // Framework-free domain: never import Fastify (see docs/architecture.md).
+    files: ['src/domain/**', 'src/db/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', '@fastify/*', '../../http/*', '../http/*', '../../routes/*'], message: 'domain and db code must not depend on the HTTP layer' }] }],
+    },
+  },
+);

@@ -1,0 +1,51 @@
+/**
+ * The one error model of the API (interface.md §7, contracts.md §8): every error answers
+ * `{request_id, error_type, errors: [{field?, message}]}` with `request_id` equal to the
+ * `x-request-id` header.
+ */
+export type ErrorType = 'api_error' | 'invalid_request';
+
+export interface FieldError {
+  field?: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  request_id: string;
+  error_type: ErrorType;
+  errors: FieldError[];
+}
+
+/** An error that maps to a §7 error response. Throw it from handlers and domain code alike. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly errorType: ErrorType,
+    readonly errors: FieldError[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; '));
+    this.name = 'ApiError';
+  }
+}
+
+export const badRequest = (field: string | undefined, message: string): ApiError =>
+  new ApiError(400, 'invalid_request', [field ? { field, message } : { message }]);
+
+export const notFound = (message: string, field?: string): ApiError =>
+  new ApiError(404, 'invalid_request', [field ? { field, message } : { message }]);
+
+export const conflict = (message: string, field?: string): ApiError =>
+  new ApiError(409, 'invalid_request', [field ? { field, message } : { message }]);
+
+export const unauthorized = (message: string): ApiError =>
+  new ApiError(401, 'invalid_request', [{ message }], {
+    'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, "'")}"`,
+  });
+
+export const forbidden = (scope: string | undefined, message: string): ApiError =>
+  new ApiError(403, 'invalid_request', [{ message }], {
+    'www-authenticate': scope
+      ? `Bearer error="insufficient_scope", scope="${scope}"`
+      : 'Bearer error="insufficient_scope"',
+  });
