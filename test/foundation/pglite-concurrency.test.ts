@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../src/db/database.js';
-import { engineName, freshDatabase } from './helpers/db.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import { engineName, freshDatabase } from '../helpers/db.js';
 
 describe(`storage on ${engineName}: concurrent transactions`, () => {
   let h: DatabaseHandle;
