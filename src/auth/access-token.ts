@@ -2,15 +2,16 @@
  * Access tokens: JWTs (RFC 9068 profile) signed with the environment's ES256 key. Claims:
  * `iss` = {auth_url}, `aud` = the environment's audience `${PUBLIC_BASE_URL}/`, `sub`, `client_id`,
  * `scope` (space-separated), `jti`, `iat`, `exp`, and Carebook's own: `env`, `dev` (developer id),
- * `knd` (client | user | anonymous), `fid` (token family, user tokens), `role` and `pid` (users).
+ * `knd` (client | user | anonymous), `fid` (token family, user tokens), `role` and `pid` (users),
+ * `anon` (the anonymous session a user linked at sign-in).
  */
 import { SignJWT } from 'jose';
 import { prefixedId } from '../lib/ids.js';
 import type { Env } from '../db/schema.js';
+import { ACCESS_TOKEN_TTL_SECONDS } from './lifetimes.js';
 import { SIGNING_ALG, type KeyStore } from './signing-keys.js';
 
-/** interface.md §5.2: access tokens live 60 minutes. */
-export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
+export { ACCESS_TOKEN_TTL_SECONDS };
 
 export interface AccessTokenClaims {
   env: Env;
@@ -21,6 +22,8 @@ export interface AccessTokenClaims {
   fid?: string;
   role?: 'patient' | 'provider';
   pid?: string | null;
+  /** The anonymous session linked at sign-in (the `sub` of the anonymous token), user tokens only. */
+  anon?: string;
 }
 
 export interface IssuedToken {
@@ -30,6 +33,7 @@ export interface IssuedToken {
   scope: string;
 }
 
+/** Signs an access token (RFC 9068 JWT profile, RFC 7519) with the environment's current key. */
 export async function signAccessToken(
   keys: KeyStore,
   opts: { issuer: string; audience: string; subject: string; ttlSeconds?: number },

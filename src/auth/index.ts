@@ -1,26 +1,40 @@
 /**
  * The OAuth 2 authorization server, mounted at the path of `{auth_url}` (default `/auth`):
- * token endpoint, JWKS, RFC 8414 metadata. Errors inside it follow RFC 6749 §5.2, not §7.
+ * authorization endpoint with its sign-in pages, token endpoint, JWKS, RFC 8414 metadata. Errors
+ * inside it follow RFC 6749 §5.2 (JSON) or are error pages (HTML routes), never interface.md §7.
  */
+import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import { CLIENT_CREDENTIALS_SCOPES, AUTHORIZATION_CODE_SCOPES } from '../domain/credentials/scopes.js';
+import { errorPage } from './authorize/pages.js';
 import { OAuthError } from './oauth-errors.js';
+import { DEFAULT_LOGIN_LIMITS, type LoginLimits } from './rate-limit.js';
+import { authorizeRoutes, sendPage } from './routes/authorize.js';
 import { tokenRoute } from './routes/token.js';
 import type { KeyStore } from './signing-keys.js';
+import { createTokenVerifier } from './token-verifier.js';
 
 export interface AuthServerDeps {
   config: Config;
   db: Db;
   keys: KeyStore;
+  /** Sign-in throttling; the defaults suit production. */
+  loginLimits?: LoginLimits;
 }
 
 export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) => {
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(cookie);
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
+    if ((req.routeOptions.config as { html?: boolean } | undefined)?.html) {
+      const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? 400 : 500;
+      if (status === 500) req.log.error({ err: { message: err.message, stack: err.stack } }, 'auth page error');
+      return sendPage(reply, status, errorPage(status === 400 ? 'The request was malformed.' : 'Something went wrong on our side.'));
+    }
     if (err instanceof OAuthError) {
       if (err.error === 'invalid_client') reply.header('www-authenticate', 'Basic realm="carebook", charset="UTF-8"');
       return reply.code(err.statusCode).send({ error: err.error, error_description: err.description });
@@ -33,6 +47,12 @@ export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) 
   });
 
   tokenRoute(app, deps);
+  authorizeRoutes(app, {
+    config: deps.config,
+    db: deps.db,
+    verifier: createTokenVerifier({ config: deps.config, db: deps.db, keys: deps.keys }),
+    limits: deps.loginLimits ?? DEFAULT_LOGIN_LIMITS,
+  });
 
   app.get('/.well-known/jwks.json', { schema: { tags: ['auth'], summary: 'Public signing keys (RFC 7517)', security: [] } }, async (_req, reply) => {
     reply.header('cache-control', 'public, max-age=300');
@@ -47,6 +67,7 @@ export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) 
     grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
     response_types_supported: ['code'],
     code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     scopes_supported: [...new Set([...CLIENT_CREDENTIALS_SCOPES, ...AUTHORIZATION_CODE_SCOPES])],
   }));

@@ -4,13 +4,21 @@
  * a token lifetime ago) verifies and is published in the JWKS.
  */
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Env } from '../db/schema.js';
 import { prefixedId } from '../lib/ids.js';
 
 export const SIGNING_ALG = 'ES256';
-/** Retired keys stay published this long so tokens they signed keep verifying (access token lifetime). */
-const RETIRED_GRACE_MS = 60 * 60 * 1000;
+/** How long a process keeps signing with the key it loaded before looking for a newer one. */
+const SIGNING_KEY_RECHECK_MS = 60 * 1000;
+/**
+ * Retired keys stay published this long so tokens they signed keep verifying: the access-token
+ * lifetime, plus the time another process may still sign with a key it loaded before the rotation.
+ */
+const RETIRED_GRACE_MS = 60 * 60 * 1000 + 2 * SIGNING_KEY_RECHECK_MS;
+/** A token with an unknown `kid` reloads the JWKS at most this often (forged tokens cannot hammer the database). */
+const JWKS_RELOAD_MIN_INTERVAL_MS = 1000;
 
 export interface SigningKey {
   kid: string;
@@ -20,43 +28,72 @@ export interface SigningKey {
 /** Per-app cache of the signing key and the public JWKS of one environment. */
 export class KeyStore {
   #signing: Promise<SigningKey> | undefined;
+  #signingLoadedAt = 0;
   #jwks: { keys: JWK[]; loadedAt: number } | undefined;
 
   constructor(private readonly db: Db, private readonly env: Env) {}
 
-  /** The key that signs new tokens; generated and stored on first use. */
+  /**
+   * The key that signs new tokens; generated and stored on first use. Re-read from the database
+   * every minute, so a rotation by another process (or `carebook keys rotate`) takes effect everywhere.
+   */
   signingKey(): Promise<SigningKey> {
-    this.#signing ??= this.#loadOrCreate().catch((e: unknown) => {
-      this.#signing = undefined;
-      throw e;
-    });
+    if (this.#signing && Date.now() - this.#signingLoadedAt > SIGNING_KEY_RECHECK_MS) this.#signing = undefined;
+    if (!this.#signing) {
+      this.#signingLoadedAt = Date.now();
+      this.#signing = this.#loadOrCreate().catch((e: unknown) => {
+        this.#signing = undefined;
+        throw e;
+      });
+    }
     return this.#signing;
   }
 
   async #loadOrCreate(): Promise<SigningKey> {
-    const row = await this.db
+    const current = await this.#loadCurrent();
+    if (current) return current;
+    // First start: create the key under a lock, so concurrent processes agree on one key.
+    return this.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}`}))`.execute(trx);
+      const again = await this.#loadCurrent(trx);
+      return again ?? this.#insertNewKey(trx);
+    });
+  }
+
+  async #loadCurrent(db: Db = this.db): Promise<SigningKey | undefined> {
+    const row = await db
       .selectFrom('signing_keys')
       .select(['kid', 'private_jwk'])
       .where('env', '=', this.env)
       .where('retired_at', 'is', null)
       .orderBy('created_at', 'desc')
       .executeTakeFirst();
-    if (row) return { kid: row.kid, privateKey: (await importJWK(row.private_jwk as JWK, SIGNING_ALG)) as CryptoKey };
-    return this.rotate();
+    if (!row) return undefined;
+    return { kid: row.kid, privateKey: (await importJWK(row.private_jwk as JWK, SIGNING_ALG)) as CryptoKey };
   }
 
-  /** Creates a new signing key and retires the others (they keep verifying for an hour). */
-  async rotate(): Promise<SigningKey> {
+  async #insertNewKey(trx: Db): Promise<SigningKey> {
     const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
     const kid = prefixedId('key', 8);
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
     const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
-    await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('signing_keys').set({ retired_at: new Date() }).where('env', '=', this.env).where('retired_at', 'is', null).execute();
-      await trx.insertInto('signing_keys').values({ kid, env: this.env, alg: SIGNING_ALG, private_jwk: privateJwk, public_jwk: publicJwk }).execute();
+    await trx.updateTable('signing_keys').set({ retired_at: new Date() }).where('env', '=', this.env).where('retired_at', 'is', null).execute();
+    await trx.insertInto('signing_keys').values({ kid, env: this.env, alg: SIGNING_ALG, private_jwk: privateJwk, public_jwk: publicJwk }).execute();
+    return { kid, privateKey };
+  }
+
+  /**
+   * Creates a new signing key and retires the others; retired keys stay in the JWKS (and keep
+   * verifying) for an access-token lifetime, so no token in flight is refused. The operator runs
+   * it as `carebook keys rotate`; the JWKS (RFC 7517) shows the new key at once.
+   */
+  async rotate(): Promise<SigningKey> {
+    const key = await this.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}`}))`.execute(trx);
+      return this.#insertNewKey(trx);
     });
-    const key = { kid, privateKey };
     this.#signing = Promise.resolve(key);
+    this.#signingLoadedAt = Date.now();
     this.#jwks = undefined;
     return key;
   }
@@ -77,8 +114,14 @@ export class KeyStore {
     return { keys };
   }
 
-  /** Forgets the cached JWKS (after a kid we do not know appears). */
-  invalidate(): void {
+  /**
+   * Forgets the cached JWKS after a `kid` we do not know appears (a rotation by another process);
+   * at most once a second, so tokens with made-up `kid`s do not turn into database load.
+   * Returns whether the cache was dropped.
+   */
+  invalidate(): boolean {
+    if (this.#jwks && Date.now() - this.#jwks.loadedAt < JWKS_RELOAD_MIN_INTERVAL_MS) return false;
     this.#jwks = undefined;
+    return true;
   }
 }

@@ -4,11 +4,13 @@
  */
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as m0001 from './migrations/0001_initial.js';
+import * as m0002 from './migrations/0002_auth.js';
 import * as m0003 from './migrations/0003_directory.js';
 import * as m0004 from './migrations/0004_scheduling.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_auth': m0002,
   '0003_directory': m0003,
   '0004_scheduling': m0004,
 };

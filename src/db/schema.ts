@@ -57,6 +57,8 @@ export interface TokenFamiliesTable {
   created_at: Timestamp;
   absolute_expires_at: Timestamp;
   revoked_at: NullableTimestamp;
+  /** The anonymous session (`sub` of an anonymous token) linked at sign-in, if any. */
+  anonymous_subject: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AuthorizationCodesTable {
@@ -78,6 +80,28 @@ export interface RefreshTokensTable {
   created_at: Timestamp;
   idle_expires_at: Timestamp;
   used_at: NullableTimestamp;
+}
+
+export interface AuthorizationRequestsTable {
+  id_hash: string;
+  env: Env;
+  client_id: string;
+  redirect_uri: string;
+  scopes: string[];
+  state: string | null;
+  code_challenge: string;
+  login_hint: string | null;
+  anonymous_subject: string | null;
+  browser_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface AuthRateLimitsTable {
+  bucket: string;
+  hits: number;
+  window_ends_at: Timestamp;
 }
 
 export interface LoginSessionsTable {
@@ -428,6 +452,8 @@ export interface Database {
   authorization_codes: AuthorizationCodesTable;
   refresh_tokens: RefreshTokensTable;
   login_sessions: LoginSessionsTable;
+  authorization_requests: AuthorizationRequestsTable;
+  auth_rate_limits: AuthRateLimitsTable;
   practices: PracticesTable;
   specialties: SpecialtiesTable;
   visit_reasons: VisitReasonsTable;

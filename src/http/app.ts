@@ -12,6 +12,7 @@ import { authServer } from '../auth/index.js';
 import { KeyStore } from '../auth/signing-keys.js';
 import { authServerIsLocal, createTokenVerifier } from '../auth/token-verifier.js';
 import { adminRoutes } from '../routes/admin/index.js';
+import { credentialRoutes } from '../routes/v1/credentials/index.js';
 import { directoryRoutes } from '../routes/v1/directory/index.js';
 import { appointmentRoutes } from '../routes/v1/appointments/index.js';
 import { availabilityRoutes } from '../routes/v1/availability/index.js';
@@ -95,6 +96,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Directory and reference operations (issue #4).
   await app.register(directoryRoutes, { config, db });
+
+  // Credential operations: anonymous tokens and secret rotation (issue #3).
+  await app.register(credentialRoutes, { config, db, keys });
 
   return app;
 }

@@ -1,13 +1,16 @@
 /**
  * `POST {auth_url}/oauth/token` (RFC 6749 §3.2, contracts.md §3): JSON or form-encoded body, client
- * authentication by body or HTTP Basic, errors as RFC 6749 §5.2.
+ * authentication by body or HTTP Basic, errors as RFC 6749 §5.2. Grants: `client_credentials`
+ * (§4.4), `authorization_code` with PKCE (§4.1.3, RFC 7636) and `refresh_token` (§6).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { presentedCredentials } from '../client-authentication.js';
+import { authorizationCodeGrant } from '../grants/authorization-code.js';
 import { clientCredentialsGrant } from '../grants/client-credentials.js';
+import { refreshTokenGrant } from '../grants/refresh-token.js';
 import { OAuthError } from '../oauth-errors.js';
 import type { KeyStore } from '../signing-keys.js';
 
@@ -61,6 +64,10 @@ export function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): void {
       switch (body.grant_type) {
         case 'client_credentials':
           return clientCredentialsGrant(deps, creds, body);
+        case 'authorization_code':
+          return authorizationCodeGrant(deps, creds, body);
+        case 'refresh_token':
+          return refreshTokenGrant(deps, creds, body);
         default:
           throw new OAuthError('unsupported_grant_type', `unsupported grant_type ${JSON.stringify(body.grant_type)}`);
       }

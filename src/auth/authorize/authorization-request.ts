@@ -1,0 +1,247 @@
+/**
+ * Validation of `GET {auth_url}/authorize` (RFC 6749 §4.1.1, §4.1.2.1; RFC 7636 §4.3; interface.md
+ * §5.2) and storage of the validated request while the user signs in. Framework-free.
+ *
+ * Order matters (RFC 6749 §4.1.2.1): until `client_id` and `redirect_uri` are known good, errors are
+ * shown on an error page and never redirected; after that, errors go back to the client as
+ * `error` and `error_description` on its redirect URI.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Env } from '../../db/schema.js';
+import type { TokenVerifier } from '../../domain/credentials/principal.js';
+import { secretToken } from '../../lib/ids.js';
+import { hashToken } from '../../lib/secrets.js';
+import { AUTHORIZATION_REQUEST_TTL_MS } from '../lifetimes.js';
+import { isValidS256Challenge } from '../pkce.js';
+
+export interface ValidAuthorizeRequest {
+  clientId: string;
+  developerId: string;
+  appName: string;
+  redirectUri: string;
+  scopes: string[];
+  state: string | null;
+  codeChallenge: string;
+  loginHint: string | null;
+  anonymousSubject: string | null;
+  /** `prompt=login`: ask for the password even with a live login session. */
+  forceLogin: boolean;
+}
+
+export type AuthorizeCheck =
+  | { kind: 'ok'; request: ValidAuthorizeRequest }
+  | { kind: 'error-page'; message: string }
+  | { kind: 'redirect-error'; redirectUri: string; state: string | null; error: string; description: string };
+
+/** The `audience` values the authorize endpoint accepts in this environment (interface.md §5.2 step 2). */
+export function acceptedAuthorizeAudiences(config: Config): string[] {
+  return [config.appEnv === 'production' ? 'DeveloperApiPatient' : 'DeveloperApiPatient-Sandbox', config.audience];
+}
+
+const MAX_PARAM = 2048;
+
+/** Checks an authorization request. Nothing is stored; see `storeAuthorizationRequest`. */
+export async function checkAuthorizeRequest(
+  deps: { config: Config; db: Db; verifier: TokenVerifier },
+  query: Record<string, unknown>,
+): Promise<AuthorizeCheck> {
+  const { config, db } = deps;
+  const one = (name: string): string | undefined | null => {
+    const v = query[name];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || v.length > MAX_PARAM) return null; // repeated (RFC 6749 §3.1) or absurd
+    return v;
+  };
+
+  const clientId = one('client_id');
+  if (!clientId) return { kind: 'error-page', message: 'The request names no valid client_id.' };
+  const client = await db
+    .selectFrom('oauth_clients')
+    .innerJoin('developers', 'developers.id', 'oauth_clients.developer_id')
+    .select(['oauth_clients.client_id', 'oauth_clients.developer_id', 'oauth_clients.scopes', 'oauth_clients.redirect_uris', 'developers.name'])
+    .where('oauth_clients.client_id', '=', clientId)
+    .where('oauth_clients.env', '=', config.appEnv)
+    .executeTakeFirst();
+  if (!client || client.redirect_uris.length === 0) {
+    return { kind: 'error-page', message: 'The app that sent you here is not registered for sign-in in this environment.' };
+  }
+  const redirectUri = one('redirect_uri');
+  if (!redirectUri) return { kind: 'error-page', message: 'The request has no valid redirect_uri.' };
+  // Exact string match against the registered URIs (RFC 9700 §2.1, §4.1.3).
+  if (!client.redirect_uris.includes(redirectUri)) {
+    return { kind: 'error-page', message: 'The redirect_uri is not registered for this app.' };
+  }
+
+  const stateRaw = one('state');
+  const state = typeof stateRaw === 'string' ? stateRaw : null;
+  const fail = (error: string, description: string): AuthorizeCheck => ({ kind: 'redirect-error', redirectUri, state, error, description });
+
+  for (const name of Object.keys(query)) {
+    if (Array.isArray(query[name])) return fail('invalid_request', `parameter ${name} must not be repeated`);
+  }
+  if (stateRaw === null) return fail('invalid_request', 'state is too long');
+
+  const responseType = one('response_type');
+  if (responseType !== 'code') {
+    return responseType
+      ? fail('unsupported_response_type', 'only response_type=code is supported')
+      : fail('invalid_request', 'response_type is required');
+  }
+
+  const challenge = one('code_challenge');
+  const method = one('code_challenge_method');
+  if (!challenge) return fail('invalid_request', 'code_challenge is required (PKCE, RFC 7636)');
+  if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256; plain is not supported');
+  if (!isValidS256Challenge(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)');
+
+  const scopeRaw = one('scope');
+  if (scopeRaw === null) return fail('invalid_request', 'scope is malformed');
+  let scopes: string[];
+  if (scopeRaw === undefined || scopeRaw.trim() === '') {
+    scopes = client.scopes.filter((s) => s !== 'offline_access');
+  } else {
+    scopes = [...new Set(scopeRaw.split(' ').filter(Boolean))];
+    const unknown = scopes.filter((s) => !client.scopes.includes(s));
+    if (unknown.length) return fail('invalid_scope', `scope not allowed for this client: ${unknown.join(' ')}`);
+  }
+  if (scopes.length === 0) return fail('invalid_scope', 'no scope requested');
+
+  const audience = one('audience');
+  if (audience === null) return fail('invalid_request', 'audience is malformed');
+  if (audience !== undefined && !acceptedAuthorizeAudiences(config).includes(audience)) {
+    return fail('invalid_request', `audience must be ${acceptedAuthorizeAudiences(config).join(' or ')} in this environment`);
+  }
+
+  const loginHint = one('login_hint');
+  if (loginHint === null || (loginHint && loginHint.length > 255)) return fail('invalid_request', 'login_hint is malformed');
+
+  const anonymousToken = one('anonymous_token');
+  let anonymousSubject: string | null = null;
+  if (anonymousToken === null) return fail('invalid_request', 'anonymous_token is malformed');
+  if (anonymousToken) {
+    const principal = await deps.verifier.verify(anonymousToken).catch(() => undefined);
+    if (!principal || principal.kind !== 'anonymous' || principal.developerId !== client.developer_id) {
+      return fail('invalid_request', 'anonymous_token is not a valid anonymous token of this app');
+    }
+    anonymousSubject = principal.subject;
+  }
+
+  const prompt = one('prompt');
+  return {
+    kind: 'ok',
+    request: {
+      clientId: client.client_id,
+      developerId: client.developer_id,
+      appName: client.name,
+      redirectUri,
+      scopes,
+      state,
+      codeChallenge: challenge,
+      loginHint: loginHint || null,
+      anonymousSubject,
+      forceLogin: typeof prompt === 'string' && prompt.split(' ').includes('login'),
+    },
+  };
+}
+
+/**
+ * The client's redirect URI with response parameters added to its query (RFC 6749 §4.1.2), and
+ * `iss` (RFC 9207, recommended by RFC 9700 §4.4.2 against mix-up attacks).
+ */
+export function redirectWith(redirectUri: string, params: Record<string, string | null | undefined>, issuer: string): string {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) url.searchParams.set(k, v);
+  url.searchParams.set('iss', issuer);
+  return url.toString();
+}
+
+/** A pending authorization request as stored. */
+export interface StoredAuthorizationRequest {
+  idHash: string;
+  clientId: string;
+  developerId: string;
+  appName: string;
+  redirectUri: string;
+  scopes: string[];
+  state: string | null;
+  codeChallenge: string;
+  loginHint: string | null;
+  anonymousSubject: string | null;
+}
+
+/** Stores a validated request bound to this browser; returns the opaque handle the forms carry. */
+export async function storeAuthorizationRequest(db: Db, env: Env, req: ValidAuthorizeRequest, browserId: string): Promise<string> {
+  const handle = secretToken();
+  await db
+    .insertInto('authorization_requests')
+    .values({
+      id_hash: hashToken(handle),
+      env,
+      client_id: req.clientId,
+      redirect_uri: req.redirectUri,
+      scopes: req.scopes,
+      state: req.state,
+      code_challenge: req.codeChallenge,
+      login_hint: req.loginHint,
+      anonymous_subject: req.anonymousSubject,
+      browser_hash: hashToken(browserId),
+      expires_at: new Date(Date.now() + AUTHORIZATION_REQUEST_TTL_MS),
+    })
+    .execute();
+  // Housekeeping: requests expired a day ago are of no further use.
+  if (Math.random() < 0.05) {
+    await db.deleteFrom('authorization_requests').where('expires_at', '<', new Date(Date.now() - 24 * 3600 * 1000)).execute();
+  }
+  return handle;
+}
+
+/**
+ * Loads a pending request by handle, only for the browser that opened it, only while it is neither
+ * expired nor completed.
+ */
+export async function loadAuthorizationRequest(db: Db, env: Env, handle: unknown, browserId: string | undefined): Promise<StoredAuthorizationRequest | undefined> {
+  if (typeof handle !== 'string' || !handle || handle.length > 100 || !browserId) return undefined;
+  const row = await db
+    .selectFrom('authorization_requests as r')
+    .innerJoin('oauth_clients as c', 'c.client_id', 'r.client_id')
+    .innerJoin('developers as d', 'd.id', 'c.developer_id')
+    .select(['r.id_hash', 'r.client_id', 'c.developer_id', 'd.name', 'r.redirect_uri', 'r.scopes', 'r.state', 'r.code_challenge', 'r.login_hint', 'r.anonymous_subject', 'r.browser_hash', 'r.expires_at', 'r.completed_at'])
+    .where('r.id_hash', '=', hashToken(handle))
+    .where('r.env', '=', env)
+    .executeTakeFirst();
+  if (!row || row.completed_at || row.expires_at.getTime() <= Date.now()) return undefined;
+  if (!safeEqual(row.browser_hash, hashToken(browserId))) return undefined;
+  return {
+    idHash: row.id_hash,
+    clientId: row.client_id,
+    developerId: row.developer_id,
+    appName: row.name,
+    redirectUri: row.redirect_uri,
+    scopes: row.scopes,
+    state: row.state,
+    codeChallenge: row.code_challenge,
+    loginHint: row.login_hint,
+    anonymousSubject: row.anonymous_subject,
+  };
+}
+
+/**
+ * The CSRF token of a form (synchronizer token keyed by the browser cookie): HMAC-SHA256 of the
+ * request handle under the browser's secret cookie. A cross-site page can neither read the cookie
+ * nor the handle, so it cannot forge a form post.
+ */
+export function csrfToken(browserId: string, handle: string): string {
+  return createHmac('sha256', browserId).update(`csrf:${handle}`).digest('base64url');
+}
+
+export function csrfTokenValid(browserId: string, handle: string, presented: unknown): boolean {
+  return typeof presented === 'string' && safeEqual(csrfToken(browserId, handle), presented);
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

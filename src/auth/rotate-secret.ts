@@ -1,0 +1,28 @@
+/**
+ * Client secret rotation (contracts.md §3 `POST /v1/credentials/rotate`): a new 256-bit secret for
+ * one of the developer's confidential clients, stored as its SHA-256 only; the old secret stops
+ * working at once (RFC 6749 §2.3.1 client passwords; RFC 9700 §2.5 on client authentication).
+ * Access tokens already issued stay valid until they expire (at most 60 minutes).
+ */
+import type { Db } from '../db/database.js';
+import type { Env } from '../db/schema.js';
+import { secretToken } from '../lib/ids.js';
+import { hashToken } from '../lib/secrets.js';
+
+export class UnknownConfidentialClient extends Error {}
+
+/** Replaces the secret of `clientId` (a confidential client of `developerId`) and returns the new one. */
+export async function rotateClientSecret(db: Db, env: Env, developerId: string, clientId: string): Promise<string> {
+  const secret = secretToken();
+  const row = await db
+    .updateTable('oauth_clients')
+    .set({ secret_hash: hashToken(secret), secret_rotated_at: new Date() })
+    .where('client_id', '=', clientId)
+    .where('developer_id', '=', developerId)
+    .where('env', '=', env)
+    .where('kind', '=', 'confidential')
+    .returning('client_id')
+    .executeTakeFirst();
+  if (!row) throw new UnknownConfidentialClient(`${clientId} is not a confidential client of your developer account`);
+  return secret;
+}
