@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { bootstrapSandbox } from './domain/demo/bootstrap.js';
+import { startEvaluator } from './domain/appointments/evaluator.js';
 import { buildApp } from './http/app.js';
 import { loggerOptions } from './http/logger.js';
 
@@ -44,6 +45,8 @@ export async function startService(config: Config, opts: { handle?: DatabaseHand
     logger,
   });
   await app.listen({ port: config.port, host: config.host });
+  // Booking evaluation (contracts.md §6): claims due rows with SKIP LOCKED, so every process may run it.
+  const evaluator = startEvaluator(handle.db, { onError: (err) => logger.error({ err: { message: (err as Error).message } }, 'booking evaluator pass failed') });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -54,6 +57,7 @@ export async function startService(config: Config, opts: { handle?: DatabaseHand
     url,
     close: () =>
       (closing ??= (async () => {
+        await evaluator.stop();
         await app.close();
         if (!opts.handle) await handle.close();
       })()),

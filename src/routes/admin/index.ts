@@ -3,14 +3,17 @@
  * set; every route needs `Authorization: Bearer ${ADMIN_TOKEN}`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { createDeveloper, InvalidRedirectUri } from '../../domain/developers/create-developer.js';
+import { importDirectory, UnknownImportDeveloper } from '../../domain/directory/import/import-directory.js';
 import { seedDirectory, UnknownDeveloper } from '../../domain/directory/seed-directory.js';
 import { createUser, UserInputError } from '../../domain/users/create-user.js';
+import { operatorTransition } from '../../domain/appointments/operator-transition.js';
 import { makeAdminGuard } from '../../http/admin-guard.js';
-import { badRequest, notFound } from '../../http/errors.js';
-import { NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
+import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import { ImportQuery, NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
 
 export interface AdminDeps {
   config: Config & { adminToken: string };
@@ -56,6 +59,36 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
     },
   );
 
+  // Directory import (contracts.md §2, docs/directory-format.md): the raw JSON or NDJSON document as
+  // the body, so that errors can name lines. Parsed here as text, in its own encapsulated context.
+  await app.register(async (sub) => {
+    const asText = (_req: unknown, body: string, done: (e: Error | null, v?: unknown) => void) => done(null, body);
+    sub.addContentTypeParser(['application/json', 'application/x-ndjson', 'application/ndjson', 'text/plain'], { parseAs: 'string' }, asText);
+    sub.post(
+      '/directory/import',
+      {
+        bodyLimit: 512 * 1024 * 1024,
+        schema: { tags: ['admin'], security, querystring: ImportQuery, response: { 200: SeedResponse } },
+      },
+      async (req) => {
+        const type = String(req.headers['content-type'] ?? '');
+        const format = /ndjson/.test(type) ? 'ndjson' : /json/.test(type) ? 'json' : undefined;
+        try {
+          const r = await importDirectory(db, String(req.body ?? ''), { env: config.appEnv, developerId: (req.query as { developer_id?: string }).developer_id, format });
+          if (r.ok) return r.summary;
+          throw new ApiError(
+            400,
+            'invalid_request',
+            r.errors.map((e) => ({ ...(e.field ? { field: e.field } : {}), message: e.line ? `line ${e.line}: ${e.message}` : e.message, line: e.line })),
+          );
+        } catch (e) {
+          if (e instanceof UnknownImportDeveloper) throw notFound(e.message, 'developer_id');
+          throw e;
+        }
+      },
+    );
+  });
+
   app.post(
     '/directory/seed',
     { schema: { tags: ['admin'], security, body: SeedBody, response: { 200: SeedResponse } } },
@@ -72,5 +105,29 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
         throw e;
       }
     },
+  );
+  // contracts.md §2 `appointment transition`: a provider- or service-side move; fires the webhook.
+  app.post(
+    '/appointments/:appointment_id/transition',
+    {
+      schema: {
+        tags: ['admin'],
+        security,
+        summary: 'Move an appointment as the provider or the service would',
+        params: Type.Object({ appointment_id: Type.String({ minLength: 1 }) }),
+        body: Type.Object({
+          to: Type.String({ description: 'confirmed, booking_failed, cancelled, rescheduled or reschedule_failed' }),
+          cancellation_reason_type: Type.Optional(Type.String()),
+        }),
+        response: {
+          200: Type.Object({
+            appointment_id: Type.String(),
+            appointment_status: Type.String(),
+            developer_patient_id: Type.Optional(Type.String()),
+          }),
+        },
+      },
+    },
+    async (req) => operatorTransition(db, config.appEnv, req.params.appointment_id, req.body, { requestId: String(req.id) }),
   );
 };

@@ -1,0 +1,216 @@
+/** Confirm, cancel, reschedule, update-status and the §3 table (interface.md §3, §4.5, §4.6, §4.16; contracts.md §4, §6). */
+import { sql } from 'kysely';
+import { DateTime } from 'luxon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEvaluatorOnce } from '../../src/domain/appointments/evaluator.js';
+import { bearer } from '../helpers/auth.js';
+import { engineName } from '../helpers/db.js';
+import { book, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from './fixtures.js';
+
+describe(`appointment lifecycle (${engineName})`, () => {
+  let e: SchedulingEnv;
+  beforeAll(async () => {
+    e = await schedulingEnv();
+  });
+  afterAll(async () => e.close());
+
+  const freeSlot = async (pl: string = PL.ny): Promise<string> => (await slots(e, pl, { start: nyDate(5), end: nyDate(6) }))[0]!.start_time;
+  const fresh = async (pl: string = PL.ny): Promise<string> => {
+    const s = await freeSlot(pl);
+    const res = await book(e, pl, s);
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().data.appointment_id;
+  };
+  const call = (method: 'POST' | 'PUT', path: string, payload: object) =>
+    e.t.app.inject({ method, url: `/v1/appointments/${path}`, headers: bearer(e.token), payload });
+  const status = async (id: string) =>
+    (await e.t.db.selectFrom('appointments').select('appointment_status').where('id', '=', id).executeTakeFirstOrThrow()).appointment_status;
+  const holds = async (id: string) =>
+    (await e.t.db.selectFrom('appointment_holds').select('kind').where('appointment_id', '=', id).orderBy('kind').execute()).map((h) => h.kind);
+
+  it('confirm: pending_booking → confirmed; again → 409 naming confirmed; unknown → 404', async () => {
+    const id = await fresh(PL.manual);
+    const ok = await call('POST', 'confirm', { appointment_id: id });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().data).toEqual({ appointment_id: id, appointment_status: 'confirmed', developer_patient_id: 'dp-1' });
+    const again = await call('POST', 'confirm', { appointment_id: id });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().errors[0].message).toContain('confirmed');
+    expect((await call('POST', 'confirm', { appointment_id: 'nope' })).statusCode).toBe(404);
+    expect((await call('POST', 'confirm', {})).statusCode).toBe(400);
+  });
+
+  it('cancel: releases the time, records the reason; cancelled again → 409 naming cancelled', async () => {
+    const id = await fresh();
+    const res = await call('POST', 'cancel', { appointment_id: id, cancellation_reason_type: 'other_patient_reason', cancellation_reason: 'Moved away' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.appointment_status).toBe('cancelled');
+    expect(await holds(id)).toEqual([]);
+    const read = (await e.t.app.inject({ url: `/v1/appointments/${id}`, headers: bearer(e.token) })).json().data;
+    expect(read).toMatchObject({ cancellation_reason_type: 'other_patient_reason', cancellation_reason: 'Moved away' });
+    const again = await call('POST', 'cancel', { appointment_id: id });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().errors[0].message).toContain('cancelled');
+    // The released time is bookable again.
+    const rebook = await book(e, PL.ny, read.start_time);
+    expect(rebook.statusCode, rebook.body).toBe(201);
+  });
+
+  it('cancel reason rules: free text only with other_*_reason, at most 50, known types', async () => {
+    const id = await fresh();
+    const free = await call('POST', 'cancel', { appointment_id: id, cancellation_reason_type: 'provider_not_available', cancellation_reason: 'x' });
+    expect(free.statusCode).toBe(400);
+    expect(free.json().errors[0].field).toBe('cancellation_reason');
+    const noType = await call('POST', 'cancel', { appointment_id: id, cancellation_reason: 'x' });
+    expect(noType.json().errors[0].field).toBe('cancellation_reason');
+    const long = await call('POST', 'cancel', { appointment_id: id, cancellation_reason_type: 'other_provider_reason', cancellation_reason: 'x'.repeat(51) });
+    expect(long.json().errors[0].field).toBe('cancellation_reason');
+    const badType = await call('POST', 'cancel', { appointment_id: id, cancellation_reason_type: 'bored' });
+    expect(badType.json().errors[0].field).toBe('cancellation_reason_type');
+    expect((await call('POST', 'cancel', { appointment_id: id })).statusCode).toBe(200);
+  });
+
+  it('reschedule: holds the new time next to the old, evaluator resolves to rescheduled and releases the old', async () => {
+    const id = await fresh();
+    const target = await freeSlot();
+    const res = await call('POST', 'reschedule', { appointment_id: id, start_time: target });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.appointment_status).toBe('pending_reschedule');
+    expect(await holds(id)).toEqual(['current', 'pending']);
+    // The new time is taken while pending.
+    expect((await book(e, PL.ny, target)).statusCode).toBe(409);
+    await runEvaluatorOnce(e.t.db);
+    expect(await status(id)).toBe('rescheduled');
+    expect(await holds(id)).toEqual(['current']);
+    const read = (await e.t.app.inject({ url: `/v1/appointments/${id}`, headers: bearer(e.token) })).json().data;
+    expect(read.start_time).toBe(target);
+    // Rescheduled appointments may be rescheduled again and cancelled.
+    const overlap = DateTime.fromISO(target, { setZone: true }).plus({ minutes: 30 }).toISO({ suppressMilliseconds: true })!;
+    const again = await call('POST', 'reschedule', { appointment_id: id, start_time: overlap });
+    expect(again.statusCode, again.body).toBe(200);
+  });
+
+  it('reschedule errors: 400 not offered / bad format, 404 unknown, 409 taken, 409 from a status the table excludes', async () => {
+    const id = await fresh();
+    expect((await call('POST', 'reschedule', { appointment_id: id, start_time: `${nyDate(5)}T07:00:00-05:00` })).json().errors[0].field).toBe('start_time');
+    expect((await call('POST', 'reschedule', { appointment_id: id, start_time: 'tomorrow' })).statusCode).toBe(400);
+    expect((await call('POST', 'reschedule', { appointment_id: 'nope', start_time: await freeSlot() })).statusCode).toBe(404);
+    const other = await fresh();
+    const otherStart = (await e.t.app.inject({ url: `/v1/appointments/${other}`, headers: bearer(e.token) })).json().data.start_time;
+    const taken = await call('POST', 'reschedule', { appointment_id: id, start_time: otherStart });
+    expect(taken.statusCode).toBe(409);
+    await call('POST', 'cancel', { appointment_id: id });
+    const fromCancelled = await call('POST', 'reschedule', { appointment_id: id, start_time: await freeSlot() });
+    expect(fromCancelled.statusCode).toBe(409);
+    expect(fromCancelled.json().errors[0].message).toContain('cancelled');
+  });
+
+  it('update-status arrived: recorded, status unchanged; no_show only 0–2 days after the start', async () => {
+    const id = await fresh();
+    const arrived = await call('PUT', 'update-status', { appointment_id: id, appointment_status: 'arrived' });
+    expect(arrived.statusCode, arrived.body).toBe(200);
+    expect(arrived.json().data.appointment_status).toBe('pending_booking');
+    const row = await e.t.db.selectFrom('appointments').select('arrived_at').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.arrived_at).not.toBeNull();
+    const future = await call('PUT', 'update-status', { appointment_id: id, appointment_status: 'no_show' });
+    expect(future.statusCode).toBe(409);
+    expect(future.json().errors[0].message).toContain('pending_booking');
+    // Move the appointment into the past (as time passing would).
+    const move = async (hoursAgo: number) => {
+      await e.t.db.deleteFrom('appointment_holds').where('appointment_id', '=', id).execute();
+      await e.t.db.updateTable('appointments')
+        .set({ start_time: sql`now() - make_interval(hours => ${hoursAgo})`, end_time: sql`now() - make_interval(hours => ${hoursAgo}) + interval '30 minutes'` })
+        .where('id', '=', id).execute();
+    };
+    await move(49);
+    expect((await call('PUT', 'update-status', { appointment_id: id, appointment_status: 'no_show' })).statusCode).toBe(409);
+    await move(3);
+    const ok = await call('PUT', 'update-status', { appointment_id: id, appointment_status: 'no_show' });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().data.appointment_status).toBe('no_show');
+    expect((await call('PUT', 'update-status', { appointment_id: id, appointment_status: 'confirmed' })).statusCode).toBe(400);
+    // no_show is not in confirm's or reschedule's table rows.
+    expect((await call('POST', 'confirm', { appointment_id: id })).statusCode).toBe(409);
+  });
+
+  it('update-status on a cancelled appointment answers 409 naming cancelled', async () => {
+    const id = await fresh();
+    await call('POST', 'cancel', { appointment_id: id });
+    const res = await call('PUT', 'update-status', { appointment_id: id, appointment_status: 'arrived' });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().errors[0].message).toContain('cancelled');
+  });
+
+  it('writes an outbox event per change, skipped for the developer\'s own calls', async () => {
+    const id = await fresh(PL.manual);
+    await call('POST', 'confirm', { appointment_id: id });
+    await call('POST', 'cancel', { appointment_id: id });
+    const events = await e.t.db.selectFrom('outbox_events').select(['update_type', 'changed_attributes', 'status']).where('appointment_id', '=', id).orderBy('occurred_at').execute();
+    expect(events).toEqual([
+      { update_type: 'created', changed_attributes: [], status: 'skipped' },
+      { update_type: 'updated', changed_attributes: ['appointment.status'], status: 'skipped' },
+      { update_type: 'cancelled', changed_attributes: ['appointment.status'], status: 'skipped' },
+    ]);
+  });
+
+  describe('list', () => {
+    let ids: string[];
+    beforeAll(async () => {
+      ids = [];
+      for (let i = 0; i < 3; i++) ids.push(await fresh(PL.phx));
+      await e.t.db.updateTable('appointments').set({ developer_patient_id: 'list-me' }).where('id', 'in', ids).execute();
+    });
+    const list = (q: string) => e.t.app.inject({ url: `/v1/appointments?${q}`, headers: bearer(e.token) });
+
+    it('paginates with a working next_url, sorted by start time descending by default', async () => {
+      const first = await list('developer_patient_id=list-me&page_size=2');
+      expect(first.statusCode, first.body).toBe(200);
+      const b = first.json();
+      expect(b).toMatchObject({ page: 0, page_size: 2, total_count: 3 });
+      expect(b.data).toHaveLength(2);
+      expect(b.data[0].start_time > b.data[1].start_time).toBe(true);
+      const nextUrl = new URL(b.next_url);
+      const second = (await e.t.app.inject({ url: nextUrl.pathname + nextUrl.search, headers: bearer(e.token) })).json();
+      expect(second.page).toBe(1);
+      expect(second.data).toHaveLength(1);
+      expect(second.next_url).toBeNull();
+      const asc = (await list('developer_patient_id=list-me&sort_direction=ascending')).json();
+      expect(asc.data.map((d: { appointment_id: string }) => d.appointment_id)).toEqual(ids);
+    });
+
+    it('filters by status, provider, location, practice and time windows', async () => {
+      await call('POST', 'cancel', { appointment_id: ids[0]! });
+      const q = (s: string) => list(`developer_patient_id=list-me&${s}`).then((r) => r.json().total_count as number);
+      expect(await q('statuses=cancelled')).toBe(1);
+      expect(await q('statuses=cancelled,pending_booking')).toBe(3);
+      expect(await q('provider_ids=pr_phx')).toBe(3);
+      expect(await q('provider_ids=pr_ny')).toBe(0);
+      expect(await q('location_ids=lo_phx,lo_ny')).toBe(3);
+      expect(await q('practice_ids=pt_t')).toBe(3);
+      expect(await q('start_time_utc_min=2099-01-01T00:00:00Z')).toBe(0);
+      expect(await q('start_time_utc_max=2099-01-01T00:00:00Z')).toBe(3);
+      expect(await q('created_time_utc_min=2000-01-01T00:00:00Z&created_time_utc_max=2099-01-01T00:00:00Z')).toBe(3);
+      expect(await q(`last_modified_time_utc_min=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`)).toBe(3);
+      expect(await q('sort_by=created_time_utc&sort_direction=ascending')).toBe(3);
+      expect(await q('sort_by=last_modified_time_utc')).toBe(3);
+    });
+
+    it('answers 400 naming the bad parameter', async () => {
+      for (const [qs, field] of [
+        ['page=11', 'page'], ['page=-1', 'page'], ['page_size=0', 'page_size'], ['page_size=101', 'page_size'],
+        ['statuses=confirmed,bogus', 'statuses'], ['sort_by=name', 'sort_by'], ['sort_direction=up', 'sort_direction'],
+        ['start_time_utc_min=yesterday', 'start_time_utc_min'], ['created_time_utc_max=2020-13-01', 'created_time_utc_max'],
+      ] as const) {
+        const res = await list(qs);
+        expect(res.statusCode, qs).toBe(400);
+        expect(res.json().errors.map((x: { field: string }) => x.field), qs).toContain(field);
+      }
+    });
+
+    it('never reaches beyond 1,000 appointments through pagination', async () => {
+      const res = (await list('page=10&page_size=100')).json();
+      expect(res.data).toHaveLength(0);
+      expect(res.next_url).toBeNull();
+    });
+  });
+});
