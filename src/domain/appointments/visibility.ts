@@ -1,27 +1,45 @@
 /**
- * The one place appointment visibility is enforced (interface.md §1 rule 5):
- * - booked with a user credential: visible and modifiable only by that user;
- * - booked with a machine-to-machine credential: visible and modifiable by any of that developer's
- *   machine-to-machine credentials;
- * - anonymous tokens see no appointments.
- * Every appointment query of the API starts from `visibleAppointments`.
+ * The one place where appointment visibility (interface.md §1 rule 5) is decided. Every appointment
+ * query — list, read, participants, attachments, confirm, cancel, reschedule, update-status — starts
+ * from `visibleAppointments` (reads) or filters with `appointmentVisibleTo` (updates, deletes, joins):
+ *
+ * - always the caller's environment and developer;
+ * - a user credential sees only the appointments that user booked (`booked_by_user_id`);
+ * - a machine-to-machine credential sees the appointments booked with any of the developer's
+ *   machine-to-machine credentials, and not those booked by a signed-in user ("visible and
+ *   modifiable only by that user");
+ * - an anonymous token sees none.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Principal } from '../credentials/principal.js';
 
-/** `appointments` rows the principal may see, in its environment. Works on a transaction handle too. */
+/**
+ * The visibility condition for `appointments` rows, for `where(...)` on any query over the
+ * `appointments` table (select, update, delete). Use it when the query does not start with
+ * `visibleAppointments`.
+ */
+export function appointmentVisibleTo(principal: Principal) {
+  return (eb: ExpressionBuilder<Database, 'appointments'>) => {
+    const tenant = [eb('appointments.env', '=', principal.env), eb('appointments.developer_id', '=', principal.developerId)];
+    switch (principal.kind) {
+      case 'user':
+        return eb.and([...tenant, eb('appointments.booked_by_user_id', '=', principal.userId)]);
+      case 'client':
+        return eb.and([...tenant, eb('appointments.booked_by_user_id', 'is', null)]);
+      case 'anonymous':
+        return eb.and([...tenant, sql<boolean>`false`]);
+    }
+  };
+}
+
+/**
+ * `selectFrom('appointments')` already restricted to what `principal` may see; add selections,
+ * filters, ordering and paging to it. Works on a transaction too.
+ *
+ * @example
+ *   const row = await visibleAppointments(db, p).selectAll().where('id', '=', id).executeTakeFirst();
+ */
 export function visibleAppointments(db: Kysely<Database>, principal: Principal) {
-  const base = db
-    .selectFrom('appointments')
-    .where('appointments.env', '=', principal.env)
-    .where('appointments.developer_id', '=', principal.developerId);
-  switch (principal.kind) {
-    case 'user':
-      return base.where('appointments.booked_by_user_id', '=', principal.userId);
-    case 'client':
-      return base.where('appointments.booked_by_user_id', 'is', null);
-    default:
-      return base.where(sql<boolean>`false`);
-  }
+  return db.selectFrom('appointments').where(appointmentVisibleTo(principal));
 }
