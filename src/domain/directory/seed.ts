@@ -100,6 +100,7 @@ export function generateDirectory(providers: number, seed = 1): DirectoryDocumen
     const last = pick(LAST);
     doc.practices.push({ id: `pt_${seed}_${i}`, name: `${last} ${pick(['Family Health', 'Medical Group', 'Clinic', 'Health Partners', 'Care Associates'])}`, insurance_managed_at_practice: i % 10 === 9 });
   }
+  const npis = new Set<string>();
   const plansFor = (cat: string) => ref.insurance_plans.filter((p) => p.care_categories.includes(cat) && p.status !== 'inactive');
   for (let i = 0; i < providers; i++) {
     const spec = pick(SPECIALTIES);
@@ -107,9 +108,13 @@ export function generateDirectory(providers: number, seed = 1): DirectoryDocumen
     const reasons = spec.reasons.map((_, k) => `pc_${spec.slug}_${k + 1}`);
     const first = pick(FIRST);
     const last = pick(LAST);
-    const base = String(100000000 + Math.floor(r() * 899999999)).slice(0, 9);
-    const base9 = (r() < 0.5 ? '1' : '2') + base.slice(1);
-    const npi = base9 + String(npiCheckDigit(base9));
+    let npi: string;
+    do {
+      const base = String(100000000 + Math.floor(r() * 899999999)).slice(0, 9);
+      const base9 = (r() < 0.5 ? '1' : '2') + base.slice(1);
+      npi = base9 + String(npiCheckDigit(base9));
+    } while (npis.has(npi)); // NPIs are unique per provider
+    npis.add(npi);
     const practiceId = `pt_${seed}_${i % practiceCount}`;
     const providerId = `pr_${seed}_${i}`;
     const title = spec.cat === 'dental' ? 'DDS' : spec.cat === 'vision' ? 'OD' : pick(['MD', 'MD', 'DO', 'NP', 'PA']);

@@ -67,14 +67,44 @@ async function upsert(
   return { inserted, updated };
 }
 
+/**
+ * Replaces the child rows of the given parents: deletes theirs and inserts `rows`, in batches.
+ * Duplicate child rows (the same plan listed twice) are inserted once.
+ */
+async function replaceChildren(
+  trx: Transaction<Database>,
+  table: 'practice_insurance_plans' | 'provider_location_insurance_plans' | 'weekly_schedules',
+  parentColumn: 'practice_id' | 'provider_location_id',
+  parentIds: string[],
+  rows: Record<string, unknown>[],
+  env: Env,
+): Promise<void> {
+  const t = trx as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (const batch of chunks(parentIds)) {
+    await t.deleteFrom(table).where('env', '=', env).where(parentColumn, 'in', batch).execute();
+  }
+  const unique = table === 'weekly_schedules' ? rows : [...new Map(rows.map((r) => [JSON.stringify(r), r])).values()];
+  for (const batch of chunks(unique)) await t.insertInto(table).values(batch).execute();
+}
+
 /** Writes `doc` for environment `env`; with `developerId`, its provider-locations join that developer's directory. */
 export async function writeDirectory(
   trx: Transaction<Database>,
   env: Env,
   doc: DirectoryDocument,
-  opts: { developerId?: string } = {},
+  opts: { developerId?: string; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<WriteSummary> {
   const t = trx as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // Progress counts records of every section; each step reports after it is written.
+  const total =
+    (doc.specialties?.length ?? 0) + (doc.visit_reasons?.length ?? 0) + (doc.insurance_carriers?.length ?? 0) +
+    (doc.insurance_plans?.length ?? 0) + (doc.practices?.length ?? 0) + (doc.providers?.length ?? 0) +
+    (doc.locations?.length ?? 0) + 2 * (doc.provider_locations?.length ?? 0) + (doc.facilities?.length ?? 0);
+  let done = 0;
+  const progress = (n: number): void => {
+    done += n;
+    opts.onProgress?.(done, total);
+  };
   const now = sql<Date>`now()`;
   const changedProviders = new Set<string>();
   const changedLocations = new Set<string>();
@@ -127,16 +157,16 @@ export async function writeDirectory(
     ['name', 'insurance_managed_at_practice'],
     { updated_at: now },
   );
-  for (const p of doc.practices ?? []) {
-    if (!p.insurance_plan_ids) continue;
-    await trx.deleteFrom('practice_insurance_plans').where('env', '=', env).where('practice_id', '=', p.id).execute();
-    if (p.insurance_plan_ids.length) {
-      await trx
-        .insertInto('practice_insurance_plans')
-        .values(p.insurance_plan_ids.map((insurance_plan_id) => ({ env, practice_id: p.id, insurance_plan_id })))
-        .execute();
-    }
-  }
+  await replaceChildren(
+    trx,
+    'practice_insurance_plans',
+    'practice_id',
+    (doc.practices ?? []).filter((p) => p.insurance_plan_ids).map((p) => p.id),
+    (doc.practices ?? []).flatMap((p) => (p.insurance_plan_ids ?? []).map((insurance_plan_id) => ({ env, practice_id: p.id, insurance_plan_id }))),
+    env,
+  );
+  progress((doc.specialties?.length ?? 0) + (doc.visit_reasons?.length ?? 0) + (doc.insurance_carriers?.length ?? 0) +
+    (doc.insurance_plans?.length ?? 0) + (doc.practices?.length ?? 0));
 
   const providerCols = [
     'npi', 'practice_id', 'first_name', 'last_name', 'title', 'gender_identity', 'statement', 'photo_url', 'languages',
@@ -169,6 +199,7 @@ export async function writeDirectory(
     { updated_at: now },
   );
   prov.updated.forEach((id) => changedProviders.add(id));
+  progress(doc.providers?.length ?? 0);
 
   const locCols = [
     'is_virtual', 'location_name', 'address1', 'address2', 'city', 'state', 'zip_code', 'latitude', 'longitude',
@@ -197,6 +228,7 @@ export async function writeDirectory(
     { updated_at: now },
   );
   loc.updated.forEach((id) => changedLocations.add(id));
+  progress(doc.locations?.length ?? 0);
 
   const plRows = (doc.provider_locations ?? []).map((pl) => ({
     env,
@@ -274,38 +306,38 @@ export async function writeDirectory(
   }
   for (const batch of chunks(changes)) await trx.insertInto('directory_changes').values(batch).execute();
 
-  // Per provider-location: insurance plans and weekly schedules are replaced when given.
-  for (const p of doc.provider_locations ?? []) {
-    const id = providerLocationId(p.provider_id, p.location_id);
-    if (p.insurance_plan_ids) {
-      await trx.deleteFrom('provider_location_insurance_plans').where('env', '=', env).where('provider_location_id', '=', id).execute();
-      if (p.insurance_plan_ids.length) {
-        await trx
-          .insertInto('provider_location_insurance_plans')
-          .values(p.insurance_plan_ids.map((insurance_plan_id) => ({ env, provider_location_id: id, insurance_plan_id })))
-          .execute();
-      }
-    }
-    if (p.weekly_schedule) {
-      await trx.deleteFrom('weekly_schedules').where('env', '=', env).where('provider_location_id', '=', id).execute();
-      if (p.weekly_schedule.length) {
-        await trx
-          .insertInto('weekly_schedules')
-          .values(
-            p.weekly_schedule.map((b) => ({
-              env,
-              provider_location_id: id,
-              weekday: b.weekday,
-              start_local: b.start,
-              end_local: b.end,
-              visit_reason_ids: b.visit_reason_ids ?? null,
-              patient_type: b.patient_type ?? null,
-            })),
-          )
-          .execute();
-      }
-    }
-  }
+  progress(plRows.length);
+  // Per provider-location: insurance plans and weekly schedules are replaced when given (set-based).
+  const pls = doc.provider_locations ?? [];
+  await replaceChildren(
+    trx,
+    'provider_location_insurance_plans',
+    'provider_location_id',
+    pls.filter((p) => p.insurance_plan_ids).map((p) => providerLocationId(p.provider_id, p.location_id)),
+    pls.flatMap((p) =>
+      (p.insurance_plan_ids ?? []).map((insurance_plan_id) => ({ env, provider_location_id: providerLocationId(p.provider_id, p.location_id), insurance_plan_id })),
+    ),
+    env,
+  );
+  await replaceChildren(
+    trx,
+    'weekly_schedules',
+    'provider_location_id',
+    pls.filter((p) => p.weekly_schedule).map((p) => providerLocationId(p.provider_id, p.location_id)),
+    pls.flatMap((p) =>
+      (p.weekly_schedule ?? []).map((b) => ({
+        env,
+        provider_location_id: providerLocationId(p.provider_id, p.location_id),
+        weekday: b.weekday,
+        start_local: b.start,
+        end_local: b.end,
+        visit_reason_ids: b.visit_reason_ids ?? null,
+        patient_type: b.patient_type ?? null,
+      })),
+    ),
+    env,
+  );
+  progress(plRows.length);
 
   await upsert(
     t,
@@ -314,6 +346,7 @@ export async function writeDirectory(
     ['name', 'npi', 'building_type', 'provider_location_id'],
   );
 
+  progress(doc.facilities?.length ?? 0);
   if (opts.developerId && plRows.length) {
     for (const batch of chunks(plRows)) {
       await trx

@@ -7,12 +7,13 @@ import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { createDeveloper, InvalidRedirectUri } from '../../domain/developers/create-developer.js';
+import { importDirectory, UnknownImportDeveloper } from '../../domain/directory/import/import-directory.js';
 import { seedDirectory, UnknownDeveloper } from '../../domain/directory/seed-directory.js';
 import { createUser, UserInputError } from '../../domain/users/create-user.js';
 import { operatorTransition } from '../../domain/appointments/operator-transition.js';
 import { makeAdminGuard } from '../../http/admin-guard.js';
-import { badRequest, notFound } from '../../http/errors.js';
-import { NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
+import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import { ImportQuery, NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
 
 export interface AdminDeps {
   config: Config & { adminToken: string };
@@ -57,6 +58,36 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
       }
     },
   );
+
+  // Directory import (contracts.md §2, docs/directory-format.md): the raw JSON or NDJSON document as
+  // the body, so that errors can name lines. Parsed here as text, in its own encapsulated context.
+  await app.register(async (sub) => {
+    const asText = (_req: unknown, body: string, done: (e: Error | null, v?: unknown) => void) => done(null, body);
+    sub.addContentTypeParser(['application/json', 'application/x-ndjson', 'application/ndjson', 'text/plain'], { parseAs: 'string' }, asText);
+    sub.post(
+      '/directory/import',
+      {
+        bodyLimit: 512 * 1024 * 1024,
+        schema: { tags: ['admin'], security, querystring: ImportQuery, response: { 200: SeedResponse } },
+      },
+      async (req) => {
+        const type = String(req.headers['content-type'] ?? '');
+        const format = /ndjson/.test(type) ? 'ndjson' : /json/.test(type) ? 'json' : undefined;
+        try {
+          const r = await importDirectory(db, String(req.body ?? ''), { env: config.appEnv, developerId: (req.query as { developer_id?: string }).developer_id, format });
+          if (r.ok) return r.summary;
+          throw new ApiError(
+            400,
+            'invalid_request',
+            r.errors.map((e) => ({ ...(e.field ? { field: e.field } : {}), message: e.line ? `line ${e.line}: ${e.message}` : e.message, line: e.line })),
+          );
+        } catch (e) {
+          if (e instanceof UnknownImportDeveloper) throw notFound(e.message, 'developer_id');
+          throw e;
+        }
+      },
+    );
+  });
 
   app.post(
     '/directory/seed',

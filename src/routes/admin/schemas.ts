@@ -33,10 +33,20 @@ export const SeedBody = Type.Object({
 });
 
 export const SeedResponse = Type.Object({
+  practices: Type.Optional(Type.Integer()),
+  specialties: Type.Optional(Type.Integer()),
+  visit_reasons: Type.Optional(Type.Integer()),
+  insurance_carriers: Type.Optional(Type.Integer()),
+  insurance_plans: Type.Optional(Type.Integer()),
+  facilities: Type.Optional(Type.Integer()),
   providers: Type.Integer(),
   locations: Type.Integer(),
   provider_locations: Type.Integer(),
   added: Type.Integer(),
   removed: Type.Integer(),
   profile_updated: Type.Integer(),
+});
+
+export const ImportQuery = Type.Object({
+  developer_id: Type.Optional(Type.String({ maxLength: 200 })),
 });
