@@ -1,0 +1,159 @@
+/** The service's own moves (contracts.md §6), sandbox fixtures, and the operator's transition (contracts.md §2). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEvaluatorOnce, startEvaluator } from '../../src/domain/appointments/evaluator.js';
+import { SANDBOX_FIXTURES } from '../../src/domain/directory/sandbox-fixtures.js';
+import { buildCli } from '../../src/cli/main.js';
+import { bearer } from '../helpers/auth.js';
+import { engineName } from '../helpers/db.js';
+import { book, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from './fixtures.js';
+
+describe(`evaluator, sandbox fixtures and operator moves (${engineName})`, () => {
+  let e: SchedulingEnv;
+  beforeAll(async () => {
+    e = await schedulingEnv();
+  });
+  afterAll(async () => e.close());
+
+  const fresh = async (pl: string, visitReasonId = 'pc_t30') => {
+    const s = (await slots(e, pl, { start: nyDate(6), end: nyDate(7), visitReasonId }))[0]!.start_time;
+    const res = await book(e, pl, s, { visit_reason_id: visitReasonId });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().data.appointment_id as string;
+  };
+  const row = (id: string) => e.t.db.selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const holds = async (id: string) => (await e.t.db.selectFrom('appointment_holds').select('kind').where('appointment_id', '=', id).orderBy('kind').execute()).map((h) => h.kind);
+  const events = (id: string) => e.t.db.selectFrom('outbox_events').select(['update_type', 'changed_attributes', 'status']).where('appointment_id', '=', id).orderBy('occurred_at').execute();
+  const reschedule = async (id: string, pl: string) => {
+    const target = (await slots(e, pl, { start: nyDate(6), end: nyDate(7), visitReasonId: 'pc_sandbox_visit' }))[0]!.start_time;
+    return e.t.app.inject({ method: 'POST', url: '/v1/appointments/reschedule', headers: bearer(e.token), payload: { appointment_id: id, start_time: target } });
+  };
+
+  it('auto: confirmed by the evaluator, confirmation_type auto, a delivered (pending) event', async () => {
+    const id = await fresh(PL.ny);
+    const pass = await runEvaluatorOnce(e.t.db);
+    expect(pass.evaluated).toContainEqual({ appointmentId: id, outcome: 'confirmed' });
+    expect(await row(id)).toMatchObject({ appointment_status: 'confirmed', confirmation_type: 'auto', evaluate_after: null });
+    expect((await events(id)).at(-1)).toEqual({ update_type: 'updated', changed_attributes: ['appointment.status', 'appointment.confirmation_type'], status: 'pending' });
+    // Evaluated once only.
+    expect((await runEvaluatorOnce(e.t.db)).evaluated.map((x) => x.appointmentId)).not.toContain(id);
+  });
+
+  it('auto: booking_failed when the schedule no longer offers the time; the time is released', async () => {
+    const id = await fresh(PL.ny2);
+    await e.t.db.deleteFrom('weekly_schedules').where('provider_location_id', '=', PL.ny2).execute();
+    await runEvaluatorOnce(e.t.db);
+    expect((await row(id)).appointment_status).toBe('booking_failed');
+    expect(await holds(id)).toEqual([]);
+  });
+
+  it('manual: never evaluated, waits for confirm', async () => {
+    const id = await fresh(PL.manual);
+    await runEvaluatorOnce(e.t.db);
+    expect((await row(id)).appointment_status).toBe('pending_booking');
+  });
+
+  describe('sandbox fixtures force their outcome', () => {
+    it(`${SANDBOX_FIXTURES.failed}: booking_failed`, async () => {
+      const id = await fresh(SANDBOX_FIXTURES.failed, 'pc_sandbox_visit');
+      await runEvaluatorOnce(e.t.db);
+      expect((await row(id)).appointment_status).toBe('booking_failed');
+      expect(await holds(id)).toEqual([]);
+      const read = await e.t.app.inject({ url: `/v1/appointments/${id}`, headers: bearer(e.token) });
+      expect(read.json().data.appointment_status).toBe('booking_failed');
+    });
+
+    it(`${SANDBOX_FIXTURES.pending}: stays pending_booking, and a reschedule stays pending_reschedule`, async () => {
+      const id = await fresh(SANDBOX_FIXTURES.pending, 'pc_sandbox_visit');
+      await runEvaluatorOnce(e.t.db);
+      expect((await row(id)).appointment_status).toBe('pending_booking');
+      expect((await reschedule(id, SANDBOX_FIXTURES.pending)).statusCode).toBe(200);
+      await runEvaluatorOnce(e.t.db);
+      expect((await row(id)).appointment_status).toBe('pending_reschedule');
+    });
+
+    it(`${SANDBOX_FIXTURES.manual}: manual, confirmed by the client`, async () => {
+      const id = await fresh(SANDBOX_FIXTURES.manual, 'pc_sandbox_visit');
+      await runEvaluatorOnce(e.t.db);
+      expect(await row(id)).toMatchObject({ appointment_status: 'pending_booking', confirmation_type: 'manual' });
+      const res = await e.t.app.inject({ method: 'POST', url: '/v1/appointments/confirm', headers: bearer(e.token), payload: { appointment_id: id } });
+      expect(res.json().data.appointment_status).toBe('confirmed');
+    });
+
+    it(`${SANDBOX_FIXTURES.rescheduleFailed}: booking confirmed, reschedule fails and keeps the old time`, async () => {
+      const id = await fresh(SANDBOX_FIXTURES.rescheduleFailed, 'pc_sandbox_visit');
+      await runEvaluatorOnce(e.t.db);
+      const before = await row(id);
+      expect(before.appointment_status).toBe('confirmed');
+      expect((await reschedule(id, SANDBOX_FIXTURES.rescheduleFailed)).statusCode).toBe(200);
+      expect(await holds(id)).toEqual(['current', 'pending']);
+      await runEvaluatorOnce(e.t.db);
+      const after = await row(id);
+      expect(after.appointment_status).toBe('reschedule_failed');
+      expect(after.start_time.getTime()).toBe(before.start_time.getTime());
+      expect(await holds(id)).toEqual(['current']);
+    });
+  });
+
+  it('startEvaluator runs passes in the background until stopped', async () => {
+    const id = await fresh(PL.phx);
+    const loop = startEvaluator(e.t.db, { intervalMs: 20 });
+    for (let i = 0; i < 100 && (await row(id)).appointment_status === 'pending_booking'; i++) await new Promise((r) => setTimeout(r, 20));
+    await loop.stop();
+    expect((await row(id)).appointment_status).toBe('confirmed');
+  });
+
+  describe('operator transition', () => {
+    const admin = (id: string, body: object) =>
+      e.t.app.inject({ method: 'POST', url: `/admin/v1/appointments/${id}/transition`, headers: { authorization: 'Bearer test-admin-token' }, payload: body });
+
+    it('confirms a manual booking and fires a delivered event', async () => {
+      const id = await fresh(PL.manual);
+      const res = await admin(id, { to: 'confirmed' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ appointment_id: id, appointment_status: 'confirmed' });
+      expect((await events(id)).at(-1)).toMatchObject({ update_type: 'updated', status: 'pending' });
+    });
+
+    it('cancels with a reason type (cancelled event), refuses moves the table does not allow with 409', async () => {
+      const id = await fresh(PL.manual);
+      const res = await admin(id, { to: 'cancelled', cancellation_reason_type: 'provider_not_available' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(await row(id)).toMatchObject({ appointment_status: 'cancelled', cancellation_reason_type: 'provider_not_available' });
+      expect((await events(id)).at(-1)).toMatchObject({ update_type: 'cancelled', status: 'pending' });
+      const again = await admin(id, { to: 'confirmed' });
+      expect(again.statusCode).toBe(409);
+      expect(again.json().errors[0].message).toContain('cancelled');
+      expect((await admin(id, { to: 'flying' })).statusCode).toBe(400);
+      expect((await admin('nope', { to: 'confirmed' })).statusCode).toBe(404);
+      const unauth = await e.t.app.inject({ method: 'POST', url: `/admin/v1/appointments/${id}/transition`, payload: { to: 'cancelled' } });
+      expect(unauth.statusCode).toBe(401);
+    });
+
+    it('resolves a pending reschedule to rescheduled', async () => {
+      const id = await fresh(SANDBOX_FIXTURES.pending, 'pc_sandbox_visit');
+      await reschedule(id, SANDBOX_FIXTURES.pending);
+      const res = await admin(id, { to: 'rescheduled' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((await row(id)).appointment_status).toBe('rescheduled');
+      expect(await holds(id)).toEqual(['current']);
+    });
+
+    it('the CLI makes the same move through the admin API', async () => {
+      const id = await fresh(PL.manual);
+      const base = await e.t.listen();
+      const out: string[] = [];
+      const write = process.stdout.write.bind(process.stdout);
+      process.stdout.write = ((s: string) => (out.push(String(s)), true)) as typeof process.stdout.write;
+      try {
+        await buildCli({ LOG_LEVEL: 'silent' }).parseAsync(
+          ['--url', base, '--admin-token', 'test-admin-token', 'appointment', 'transition', id, '--to', 'booking_failed', '--json'],
+          { from: 'user' },
+        );
+      } finally {
+        process.stdout.write = write;
+      }
+      expect(JSON.parse(out.join(''))).toMatchObject({ appointment_id: id, appointment_status: 'booking_failed' });
+      expect(await holds(id)).toEqual([]);
+    });
+  });
+});
