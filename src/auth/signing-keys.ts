@@ -30,6 +30,7 @@ export class KeyStore {
   #signing: Promise<SigningKey> | undefined;
   #signingLoadedAt = 0;
   #jwks: { keys: JWK[]; loadedAt: number } | undefined;
+  #reloading: Promise<void> | undefined;
 
   constructor(private readonly db: Db, private readonly env: Env) {}
 
@@ -115,13 +116,19 @@ export class KeyStore {
   }
 
   /**
-   * Forgets the cached JWKS after a `kid` we do not know appears (a rotation by another process);
-   * at most once a second, so tokens with made-up `kid`s do not turn into database load.
-   * Returns whether the cache was dropped.
+   * Reloads the JWKS after a `kid` we do not know appears (a rotation by another process). Reloads
+   * are coalesced and happen at most once a second, so tokens with made-up `kid`s wait a little
+   * instead of turning into database load.
    */
-  invalidate(): boolean {
-    if (this.#jwks && Date.now() - this.#jwks.loadedAt < JWKS_RELOAD_MIN_INTERVAL_MS) return false;
-    this.#jwks = undefined;
-    return true;
+  reloadAfterUnknownKid(): Promise<void> {
+    this.#reloading ??= (async () => {
+      const since = this.#jwks ? Date.now() - this.#jwks.loadedAt : Infinity;
+      if (since < JWKS_RELOAD_MIN_INTERVAL_MS) await new Promise((r) => setTimeout(r, JWKS_RELOAD_MIN_INTERVAL_MS - since));
+      this.#jwks = undefined;
+      await this.publicJwks();
+    })().finally(() => {
+      this.#reloading = undefined;
+    });
+    return this.#reloading;
   }
 }

@@ -33,7 +33,8 @@ export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeySt
       return (await jwtVerify(token, await localResolver(), opts)).payload;
     } catch (e) {
       // A key we have not loaded yet (rotated by another process): reload once.
-      if (e instanceof errors.JWKSNoMatchingKey && keys.invalidate()) {
+      if (e instanceof errors.JWKSNoMatchingKey) {
+        await keys.reloadAfterUnknownKid();
         return (await jwtVerify(token, await localResolver(), opts)).payload;
       }
       throw e;
