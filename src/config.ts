@@ -26,6 +26,10 @@ export interface Config {
   allowPrivateWebhookTargets: boolean;
   /** Seconds to let in-flight requests finish on shutdown. */
   shutdownGraceSeconds: number;
+  /** First webhook retry delay in ms; doubles per attempt (contracts.md §7). */
+  webhookRetryBaseMs: number;
+  /** How often background workers look for due work, in ms. */
+  workerPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -79,5 +83,7 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     logLevel: vars.LOG_LEVEL || 'info',
     allowPrivateWebhookTargets: vars.ALLOW_PRIVATE_WEBHOOK_TARGETS === 'true',
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', vars.SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
+    webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', vars.WEBHOOK_RETRY_BASE_MS, 5000, 10, 3_600_000),
+    workerPollMs: int('WORKER_POLL_MS', vars.WORKER_POLL_MS, 1000, 10, 60_000),
   };
 }

@@ -10,6 +10,7 @@ import { bootstrapSandbox } from './domain/demo/bootstrap.js';
 import { startEvaluator } from './domain/appointments/evaluator.js';
 import { buildApp } from './http/app.js';
 import { loggerOptions } from './http/logger.js';
+import { createWebhookWorker } from './webhooks/worker.js';
 
 export interface RunningService {
   url: string;
@@ -47,6 +48,15 @@ export async function startService(config: Config, opts: { handle?: DatabaseHand
   await app.listen({ port: config.port, host: config.host });
   // Booking evaluation (contracts.md §6): claims due rows with SKIP LOCKED, so every process may run it.
   const evaluator = startEvaluator(handle.db, { onError: (err) => logger.error({ err: { message: (err as Error).message } }, 'booking evaluator pass failed') });
+  // Webhook delivery (contracts.md §7): claims outbox rows with row locks, so every process may run it.
+  const webhooks = createWebhookWorker(handle.db, {
+    env: config.appEnv,
+    allowPrivateTargets: config.allowPrivateWebhookTargets,
+    baseDelayMs: config.webhookRetryBaseMs,
+    pollMs: config.workerPollMs,
+    onError: (err) => logger.error({ err: { message: (err as Error).message } }, 'webhook worker pass failed'),
+  });
+  webhooks.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -58,6 +68,7 @@ export async function startService(config: Config, opts: { handle?: DatabaseHand
     close: () =>
       (closing ??= (async () => {
         await evaluator.stop();
+        await webhooks.stop();
         await app.close();
         if (!opts.handle) await handle.close();
       })()),

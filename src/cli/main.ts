@@ -19,6 +19,7 @@ import { createUser } from '../domain/users/create-user.js';
 import { operatorTransition } from '../domain/appointments/operator-transition.js';
 import { startService } from '../server.js';
 import { adminCall } from './admin-client.js';
+import { addWebhookCommands } from './webhook-commands.js';
 
 interface RemoteOpts {
   url?: string;
@@ -34,7 +35,7 @@ function intArg(name: string, min: number, max: number) {
 }
 
 /** Runs `fn` against the configured database, migrated, and closes it afterwards. */
-async function withDb<T>(config: Config, fn: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>): Promise<T> {
+export async function withDb<T>(config: Config, fn: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>): Promise<T> {
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrateToLatest(handle.db);
@@ -44,12 +45,15 @@ async function withDb<T>(config: Config, fn: (db: Awaited<ReturnType<typeof open
   }
 }
 
-function print(json: boolean, value: unknown, human: string): void {
+export function print(json: boolean, value: unknown, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
 }
 
-function remote(cmd: Command): RemoteOpts {
-  return cmd.optsWithGlobals() as RemoteOpts;
+/** The program's own `--url`/`--admin-token` (a subcommand may have an option named `--url` too). */
+export function remote(cmd: Command): RemoteOpts {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  return root.opts() as RemoteOpts;
 }
 
 export function buildCli(env: Record<string, string | undefined>): Command {
@@ -57,6 +61,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .description('Carebook operator tool')
     .option('--url <url>', 'act through a running service at this address (admin API)')
     .option('--admin-token <token>', 'admin token for --url (default: $ADMIN_TOKEN)', env.ADMIN_TOKEN)
+    .enablePositionalOptions()
     .exitOverride()
     .showHelpAfterError();
   const config = (): Config => loadConfig(env);
@@ -216,6 +221,8 @@ export function buildCli(env: Record<string, string | undefined>): Command {
       const { kid } = await withDb(cfg, (db) => new KeyStore(db, cfg.appEnv).rotate());
       print(!!opts.json, { kid, env: cfg.appEnv }, `new signing key ${kid} (${cfg.appEnv}); running services sign with it within a minute`);
     });
+
+  addWebhookCommands(program, config);
 
   return program;
 }

@@ -7,12 +7,14 @@ import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_auth.js';
 import * as m0003 from './migrations/0003_directory.js';
 import * as m0004 from './migrations/0004_scheduling.js';
+import * as m0005 from './migrations/0005_webhooks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_auth': m0002,
   '0003_directory': m0003,
   '0004_scheduling': m0004,
+  '0005_webhooks': m0005,
 };
 
 class StaticProvider implements MigrationProvider {

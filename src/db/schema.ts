@@ -390,6 +390,8 @@ export interface OutboxEventsTable {
   locked_until: NullableTimestamp;
   delivered_at: NullableTimestamp;
   last_error: string | null;
+  /** Start of the 48-hour retry window: the replay time, or null for the occurrence time. */
+  retry_from: NullableTimestamp;
 }
 
 export interface WebhookDeliveriesTable {

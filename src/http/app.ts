@@ -17,6 +17,7 @@ import { directoryRoutes } from '../routes/v1/directory/index.js';
 import { appointmentRoutes } from '../routes/v1/appointments/index.js';
 import { availabilityRoutes } from '../routes/v1/availability/index.js';
 import { calendarRoutes } from '../routes/v1/calendar/index.js';
+import { webhookRoutes } from '../routes/v1/webhooks/index.js';
 import { makeGuard } from './auth-guard.js';
 import { installIdempotency } from './idempotency.js';
 import { installErrorHandlers } from './error-handler.js';
@@ -99,6 +100,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Credential operations: anonymous tokens and secret rotation (issue #3).
   await app.register(credentialRoutes, { config, db, keys });
+
+  // Webhooks: the sandbox's mock delivery (issue #5).
+  await app.register(webhookRoutes, { config });
 
   return app;
 }

@@ -1,0 +1,67 @@
+/**
+ * `POST /v1/webhook/mock-request` (sandbox only; interface.md §4.15, §6): sends one signed example to
+ * `webhook_url` and returns the body it sent (no `request_id`). The receiver's answer is reported in
+ * the `webhook-delivery-status` response header (its HTTP status, or `error`).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Config } from '../../../config.js';
+import { ApiError, badRequest } from '../../../http/errors.js';
+import { sendMockWebhook } from '../../../webhooks/mock-request.js';
+import { isBase64Key } from '../../../webhooks/signature.js';
+import { checkUrl, policyFor, TargetRefused } from '../../../webhooks/target-policy.js';
+import { errorResponses } from '../common-schemas.js';
+
+const MockBody = Type.Object({
+  webhook_url: Type.String({ maxLength: 2048, description: 'A valid URL that receives the mock request' }),
+  webhook_key: Type.String({ maxLength: 1024, description: 'Key for the signature, base64' }),
+  appointment_update_type: Type.Optional(Type.Union([Type.Literal('updated'), Type.Literal('cancelled'), Type.Literal('created')])),
+});
+
+const WebhookEvent = Type.Object({
+  event_type: Type.String(),
+  webhook_timestamp: Type.String(),
+  data: Type.Object({
+    data_type: Type.String(),
+    appointment_data: Type.Object({
+      appointment_id: Type.String(),
+      appointment_updated_timestamp: Type.String(),
+      appointment_update_type: Type.String(),
+      changed_attributes: Type.Array(Type.Object({ attribute_path: Type.String() })),
+    }),
+  }),
+});
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+  if (config.appEnv !== 'sandbox') return;
+  const policy = policyFor('sandbox', config.allowPrivateWebhookTargets);
+  app.post(
+    '/v1/webhook/mock-request',
+    {
+      preHandler: app.guard(),
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Send a signed example webhook (sandbox only)',
+        body: MockBody,
+        response: { 200: WebhookEvent, ...errorResponses(400) },
+      },
+    },
+    async (req, reply) => {
+      const errors: { field: string; message: string }[] = [];
+      try {
+        checkUrl(req.body.webhook_url, policy);
+      } catch (e) {
+        errors.push({ field: 'webhook_url', message: e instanceof TargetRefused ? e.message : 'must be a valid URL' });
+      }
+      if (!isBase64Key(req.body.webhook_key)) errors.push({ field: 'webhook_key', message: 'must be a base64 string' });
+      if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+      const { body, result } = await sendMockWebhook(
+        { url: req.body.webhook_url, keyBase64: req.body.webhook_key, updateType: req.body.appointment_update_type ?? 'updated' },
+        policy,
+      );
+      if (result.error?.includes('not allowed')) throw badRequest('webhook_url', result.error);
+      reply.header('webhook-delivery-status', result.statusCode === null ? 'error' : String(result.statusCode));
+      return body;
+    },
+  );
+};

@@ -1,0 +1,74 @@
+/**
+ * Sends one webhook request: POST of the exact bytes signed, 5 s timeout (contracts.md §7), the
+ * target policy enforced on every address the host name resolves to, redirects not followed.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { checkAddress, checkUrl, TargetRefused, type TargetPolicy } from './target-policy.js';
+
+export const WEBHOOK_TIMEOUT_MS = 5000;
+
+export interface SendResult {
+  statusCode: number | null;
+  latencyMs: number;
+  /** Transport error, timeout or refused target; never response content. */
+  error: string | null;
+}
+
+function guardedLookup(policy: TargetPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = addresses as unknown as LookupAddress[];
+      try {
+        list.forEach((a) => checkAddress(a.address, policy));
+      } catch (e) {
+        return callback(e as NodeJS.ErrnoException, '', 0);
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+/** POSTs `body` with `headers` to `url`; resolves (never rejects) with the outcome. */
+export function sendWebhook(url: string, body: string, headers: Record<string, string>, policy: TargetPolicy, timeoutMs = WEBHOOK_TIMEOUT_MS): Promise<SendResult> {
+  const started = performance.now();
+  const done = (statusCode: number | null, error: string | null): SendResult => ({ statusCode, error, latencyMs: Math.round(performance.now() - started) });
+  let target: URL;
+  try {
+    target = checkUrl(url, policy);
+  } catch (e) {
+    return Promise.resolve(done(null, e instanceof TargetRefused ? e.message : 'invalid URL'));
+  }
+  const mod = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    const req = mod.request(
+      target,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Carebook-Webhooks/1', ...headers },
+        lookup: guardedLookup(policy),
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(done(res.statusCode ?? null, null)));
+        res.on('error', () => resolve(done(res.statusCode ?? null, null)));
+      },
+    );
+    const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    req.on('timeout', () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
+    req.on('error', (e) => resolve(done(null, e instanceof TargetRefused ? e.message : e.message.slice(0, 200))));
+    req.on('close', () => clearTimeout(deadline));
+    req.end(body);
+  });
+}
+
+/** contracts.md §7: retry on a transport error, timeout, 408, 429 or 5xx. */
+export function isRetryable(r: SendResult): boolean {
+  if (r.statusCode === null) return !(r.error ?? '').includes('not allowed');
+  return r.statusCode === 408 || r.statusCode === 429 || r.statusCode >= 500;
+}

@@ -1,0 +1,179 @@
+/**
+ * The webhook delivery worker (contracts.md §7): claims due outbox events with row locks
+ * (`FOR UPDATE SKIP LOCKED` plus a lease, so several processes never send one event at once and a
+ * crashed process's claim expires), signs exactly the bytes it sends, records every attempt
+ * (status, latency, error; never patient data), retries transport errors, timeouts, 408, 429 and 5xx
+ * with exponential backoff and full jitter for up to 48 hours, then marks the event failed.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Env } from '../db/schema.js';
+import { webhookEndpointFor } from './endpoints.js';
+import { webhookBody } from './payload.js';
+import { isRetryable, sendWebhook, type SendResult } from './send.js';
+import { signatureHeader } from './signature.js';
+import { policyFor } from './target-policy.js';
+
+export const RETRY_WINDOW_MS = 48 * 3600_000;
+/** A claim's lease: longer than one delivery's timeout; an expired lease makes the event claimable again. */
+const LEASE_SECONDS = 30;
+const BATCH = 20;
+
+export interface WorkerOptions {
+  env: Env;
+  allowPrivateTargets: boolean;
+  /** First retry delay; doubles per attempt up to `maxDelayMs` (default 5 s, 1 h). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  pollMs?: number;
+  now?: () => Date;
+  random?: () => number;
+  onError?: (err: unknown) => void;
+}
+
+interface ClaimedEvent {
+  id: string;
+  developer_id: string;
+  appointment_id: string;
+  update_type: 'created' | 'updated' | 'cancelled';
+  changed_attributes: string[];
+  attempts: number;
+  occurred_at: Date;
+  retry_from: Date | null;
+}
+
+/** Delay before attempt `n + 1` after `n` failed attempts: exponential with full jitter (never below half). */
+export function backoffMs(attempts: number, base: number, max: number, random: () => number): number {
+  const ceiling = Math.min(max, base * 2 ** Math.max(0, attempts - 1));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+async function claim(db: Db, env: Env): Promise<ClaimedEvent[]> {
+  const res = await sql<ClaimedEvent>`
+    UPDATE outbox_events SET locked_until = now() + make_interval(secs => ${LEASE_SECONDS})
+    WHERE id IN (
+      SELECT id FROM outbox_events
+      WHERE status = 'pending' AND env = ${env} AND next_attempt_at <= now()
+        AND (locked_until IS NULL OR locked_until < now())
+      ORDER BY next_attempt_at
+      LIMIT ${BATCH}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING id, developer_id, appointment_id, update_type, changed_attributes, attempts, occurred_at, retry_from`.execute(db);
+  return res.rows.map((r) => ({ ...r, occurred_at: new Date(r.occurred_at), retry_from: r.retry_from ? new Date(r.retry_from) : null }));
+}
+
+/** Sends one claimed event and records the outcome. */
+async function deliver(db: Db, e: ClaimedEvent, o: Required<Omit<WorkerOptions, 'onError'>>): Promise<void> {
+  const now = o.now();
+  const endpoint = await webhookEndpointFor(db, e.developer_id, now);
+  if (!endpoint) {
+    await db.updateTable('outbox_events').set({ status: 'skipped', locked_until: null, last_error: 'no webhook endpoint registered' }).where('id', '=', e.id).execute();
+    return;
+  }
+  const body = JSON.stringify(
+    webhookBody({ appointmentId: e.appointment_id, occurredAt: e.occurred_at, updateType: e.update_type, changedAttributes: e.changed_attributes }, now),
+  );
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const result: SendResult = await sendWebhook(
+    endpoint.url,
+    body,
+    { 'webhook-id': e.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(endpoint.keys, timestamp, body) },
+    policyFor(o.env, o.allowPrivateTargets),
+  );
+  const attempt = e.attempts + 1;
+  const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+  const error = ok ? null : (result.error ?? `HTTP ${result.statusCode}`);
+  const nextAt = new Date(o.now().getTime() + backoffMs(attempt, o.baseDelayMs, o.maxDelayMs, o.random));
+  const giveUp = !ok && (!isRetryable(result) || nextAt.getTime() > (e.retry_from ?? e.occurred_at).getTime() + RETRY_WINDOW_MS);
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('webhook_deliveries')
+      .values({ event_id: e.id, attempt, url: endpoint.url, status_code: result.statusCode, latency_ms: result.latencyMs, error })
+      .execute();
+    await trx
+      .updateTable('outbox_events')
+      .set({
+        attempts: attempt,
+        locked_until: null,
+        last_error: error,
+        ...(ok ? { status: 'delivered', delivered_at: o.now() } : giveUp ? { status: 'failed' } : { next_attempt_at: nextAt }),
+      })
+      .where('id', '=', e.id)
+      .execute();
+  });
+}
+
+export interface WebhookWorker {
+  /** Claims and sends every due event once; returns how many were attempted. */
+  runOnce(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Creates the worker; `start` begins polling every `pollMs` until `stop()`. */
+export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWorker & { start(): void } {
+  const o = {
+    baseDelayMs: 5000,
+    maxDelayMs: 3600_000,
+    pollMs: 1000,
+    now: () => new Date(),
+    random: Math.random,
+    ...options,
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+  let stopped = false;
+  const runOnce = async (): Promise<number> => {
+    const events = await claim(db, o.env);
+    await Promise.all(events.map((e) => deliver(db, e, o)));
+    return events.length;
+  };
+  const tick = (): void => {
+    if (stopped) return;
+    running = runOnce()
+      .catch((err: unknown) => {
+        options.onError?.(err);
+        return 0;
+      })
+      .finally(() => {
+        running = undefined;
+        if (!stopped) timer = setTimeout(tick, o.pollMs);
+      });
+  };
+  return {
+    runOnce,
+    start() {
+      stopped = false;
+      timer = setTimeout(tick, 0);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+/** `webhook replay`: sends again every delivered or failed event of the developer since `since`. */
+export async function replayEvents(db: Db, developerId: string, since: Date): Promise<number> {
+  const res = await db
+    .updateTable('outbox_events')
+    .set({ status: 'pending', next_attempt_at: new Date(), locked_until: null, attempts: 0, retry_from: new Date() })
+    .where('developer_id', '=', developerId)
+    .where('occurred_at', '>=', since)
+    .where('status', 'in', ['delivered', 'failed'])
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/** `webhook deliveries`: what was sent to the developer, newest first (no patient data exists here). */
+export async function listDeliveries(db: Db, developerId: string, limit = 100) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('outbox_events as e', 'e.id', 'd.event_id')
+    .select(['d.event_id', 'e.appointment_id', 'e.update_type', 'e.status as event_status', 'd.attempt', 'd.url', 'd.status_code', 'd.latency_ms', 'd.error', 'd.attempted_at'])
+    .where('e.developer_id', '=', developerId)
+    .orderBy('d.attempted_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit)
+    .execute();
+}
