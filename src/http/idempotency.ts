@@ -108,7 +108,12 @@ export function idempotencyPreHandler(db: Db): preHandlerHookHandler {
           .where('developer_id', '=', claim.developerId)
           .where('principal', '=', claim.principal)
           .where('key', '=', key)
-          .where('created_at', '=', existing.created_at)
+          .where((eb) =>
+            eb.or([
+              eb('expires_at', '<=', now.toJSDate()),
+              eb.and([eb('status_code', 'is', null), eb('created_at', '<', now.minus({ milliseconds: STALE_AFTER_MS }).toJSDate())]),
+            ]),
+          )
           .execute();
         continue;
       }

@@ -113,12 +113,16 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = asyn
     path,
     {
       preHandler: app.guard({ scope: 'external.calendar.write', allowProviderUser: true }),
+      // No body at all erases the date too (interface.md §4.16).
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+      },
       schema: {
         tags: ['calendar'],
         summary: 'Replace all of a provider\'s timeslots on a local date (empty array or body erases them)',
         params: Params,
         querystring: Type.Object(DateQuery),
-        body: Type.Optional(Type.Object({ timeslots: Type.Optional(Type.Array(SlotIn, { maxItems: MAX_SLOTS_PER_PUT })) })),
+        body: Type.Object({ timeslots: Type.Optional(Type.Array(SlotIn, { maxItems: MAX_SLOTS_PER_PUT })) }),
         response: {
           200: Type.Object({ request_id: Type.String(), errors: Type.Object({ not_found_location_ids: Type.Array(Type.String()) }) }),
           ...errorResponses(400, 404),
@@ -132,7 +136,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = asyn
       const r = await replaceCalendar(db, config.appEnv, {
         providerId: provider_id,
         date: req.query.date,
-        slots: req.body?.timeslots ?? [],
+        slots: req.body.timeslots ?? [],
         locationIds: locations,
       });
       return { request_id: String(req.id), errors: { not_found_location_ids: r.notFoundLocationIds } };
