@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../errors.js';
 import type { Principal } from '../credentials/principal.js';
 import { recordChange, type Actor } from './events.js';
 import { release } from './holds.js';

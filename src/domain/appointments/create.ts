@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { ApiError, badRequest, type FieldError } from '../../http/errors.js';
+import { ApiError, badRequest, type FieldError } from '../errors.js';
 import { prefixedId, uuid } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
 import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';

@@ -7,7 +7,7 @@
  * only claims `pending` rows, never sends it, while the history stays complete; provider, operator and
  * service moves are written `pending` and are delivered.
  */
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 import { uuid } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
@@ -47,7 +47,7 @@ export async function recordChange(trx: Transaction<Database>, actor: Actor, c: 
 
 /** Records who read or changed which appointment (never patient data). */
 export async function audit(
-  trx: Transaction<Database> | import('kysely').Kysely<Database>,
+  trx: Transaction<Database> | Kysely<Database>,
   actor: Actor,
   a: { env: Env; developerId: string; appointmentId: string; action: string },
 ): Promise<void> {

@@ -1,7 +1,7 @@
 /** Locks one visible appointment row for a change (`SELECT … FOR UPDATE`), or answers 404. */
 import type { Selectable, Transaction } from 'kysely';
 import type { AppointmentsTable, Database } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import type { Principal } from '../credentials/principal.js';
 import { visibleAppointments } from './visibility.js';
 

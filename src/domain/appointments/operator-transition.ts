@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../errors.js';
 import { applyCancel, CANCELLATION_REASON_TYPES, type CancellationReasonType } from './cancel.js';
 import type { Actor } from './events.js';
 import { lockAny } from './lock.js';

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import type { Principal } from '../credentials/principal.js';
 import { audit } from './events.js';
 import { visibleAppointments } from './visibility.js';

@@ -4,7 +4,7 @@
  * combinations, e-mail shape. Each failure names its field.
  */
 import { DateTime } from 'luxon';
-import type { FieldError } from '../../http/errors.js';
+import type { FieldError } from '../errors.js';
 
 export const GENDER_VALUES = [
   'female_at_birth', 'male_at_birth', 'cisgender', 'genderfluid', 'genderqueer', 'intersex', 'non_binary',

@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { badRequest, notFound } from '../errors.js';
 import type { Principal } from '../credentials/principal.js';
 import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { isScheduledStart } from '../scheduling/availability.js';

@@ -3,7 +3,7 @@
  * admits. A move the table does not admit answers 409 naming the current status.
  */
 import type { AppointmentStatus } from '../../db/schema.js';
-import { conflict } from '../../http/errors.js';
+import { conflict } from '../errors.js';
 
 export const APPOINTMENT_STATUSES: AppointmentStatus[] = [
   'pending_booking', 'confirmed', 'booking_failed', 'cancelled', 'no_show', 'pending_reschedule', 'rescheduled', 'reschedule_failed',

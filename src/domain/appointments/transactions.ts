@@ -5,7 +5,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { conflict } from '../../http/errors.js';
+import { conflict } from '../errors.js';
 
 const RETRYABLE = new Set(['40001', '40P01']);
 

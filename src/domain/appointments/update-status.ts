@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Database } from '../../db/schema.js';
-import { conflict } from '../../http/errors.js';
+import { conflict } from '../errors.js';
 import type { Principal } from '../credentials/principal.js';
 import { recordChange } from './events.js';
 import { release } from './holds.js';

@@ -10,7 +10,7 @@
 import { sql, type Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Database, Env } from '../../db/schema.js';
-import { ApiError, badRequest, forbidden, notFound, type FieldError } from '../../http/errors.js';
+import { ApiError, badRequest, forbidden, notFound, type FieldError } from '../errors.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
 import { isIanaZone, utcIso } from './local-time.js';
