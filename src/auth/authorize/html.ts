@@ -89,7 +89,7 @@ export function page(opts: { title: string; content: Html; formTargets?: string[
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${opts.title} – Carebook</title>
 <style nonce="${nonce}">${new Html(CSS)}</style>
 </head>
@@ -110,7 +110,8 @@ ${opts.content}
       'x-frame-options': 'DENY',
       'cache-control': 'no-store',
       pragma: 'no-cache',
-      'referrer-policy': 'no-referrer',
+      // Same-origin referrers only: form posts then carry our Origin (checked), nothing leaks to the app.
+      'referrer-policy': 'same-origin',
       'x-content-type-options': 'nosniff',
     },
   };
