@@ -18,6 +18,7 @@ import { appointmentRoutes } from '../routes/v1/appointments/index.js';
 import { availabilityRoutes } from '../routes/v1/availability/index.js';
 import { calendarRoutes } from '../routes/v1/calendar/index.js';
 import { webhookRoutes } from '../routes/v1/webhooks/index.js';
+import { attachmentRoutes } from '../routes/v1/attachments/index.js';
 import { makeGuard } from './auth-guard.js';
 import { installIdempotency } from './idempotency.js';
 import { installErrorHandlers } from './error-handler.js';
@@ -103,6 +104,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Webhooks: the sandbox's mock delivery (issue #5).
   await app.register(webhookRoutes, { config });
+  // Appointment attachments (issue #5).
+  await app.register(attachmentRoutes, { config, db });
 
   return app;
 }

@@ -46,10 +46,19 @@ function requestHash(req: FastifyRequest): string {
   return createHash('sha256').update(`${req.method} ${req.url.split('?')[0]}\n${text}`).digest('hex');
 }
 
-/** JSON with object keys sorted, so the same body in another key order is the same request. */
+/**
+ * JSON with object keys sorted, so the same body in another key order is the same request. Binary
+ * content (buffers, buffered multipart files) is represented by its SHA-256; multipart parts by their
+ * value or content, not their parser internals (which are circular).
+ */
 function stableJson(v: unknown): string {
+  if (Buffer.isBuffer(v) || v instanceof Uint8Array) return JSON.stringify(`sha256:${createHash('sha256').update(v).digest('hex')}`);
   if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
   if (v && typeof v === 'object') {
+    const part = v as { type?: unknown; fieldname?: unknown; value?: unknown; _buf?: unknown };
+    if (typeof part.fieldname === 'string' && (part.type === 'file' || part.type === 'field')) {
+      return part.type === 'file' ? stableJson(part._buf ?? null) : stableJson(part.value);
+    }
     const o = v as Record<string, unknown>;
     return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`).join(',')}}`;
   }

@@ -1,0 +1,147 @@
+/**
+ * Appointment attachments (interface.md §4.7, §3, §8; contracts.md §4): jpg, png, pdf or docx,
+ * decided by the file's content (never its name or declared type), under 10 MB, not in a failed
+ * state nor more than 7 days after the appointment; several of one type allowed. Stored with the
+ * appointment in the database. An upload is an appointment change: it writes its outbox event
+ * (`patient.uploaded_attachments`) in the same transaction.
+ */
+import { createHash } from 'node:crypto';
+import { fileTypeFromBuffer } from 'file-type';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { uuid } from '../../lib/ids.js';
+import { audit, recordChange } from '../appointments/events.js';
+import { appointmentVisibleTo } from '../appointments/visibility.js';
+import type { Principal } from '../credentials/principal.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+
+/** "Size must be under 10 MB": at most 10 MiB − 1 byte. */
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024 - 1;
+export const ATTACHMENT_TYPES = ['community_care_packet', 'pcp_patient_referral'] as const;
+export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
+
+const ALLOWED: Record<string, string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  pdf: 'application/pdf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+};
+const FAILED_STATES = new Set(['booking_failed', 'reschedule_failed']);
+const UPLOAD_WINDOW_MS = 7 * 24 * 3600_000;
+
+export interface AttachmentSummary {
+  attachment_id: string;
+  attachment_type: AttachmentType;
+  attachment_url: string;
+  content_type: string;
+  size_bytes: number;
+  created_time_utc: string;
+}
+
+/** The file's real type from its first bytes; undefined when it is none of jpg, png, pdf, docx. */
+export async function sniffAttachmentType(content: Uint8Array): Promise<{ ext: string; mime: string } | undefined> {
+  const found = await fileTypeFromBuffer(content);
+  if (!found || !(found.ext in ALLOWED)) return undefined;
+  return { ext: found.ext, mime: ALLOWED[found.ext]! };
+}
+
+async function summaries(db: Kysely<Database>, appointmentId: string, publicBaseUrl: string): Promise<AttachmentSummary[]> {
+  const rows = await db
+    .selectFrom('attachments')
+    .select(['id', 'attachment_type', 'content_type', 'size_bytes', 'created_at'])
+    .where('appointment_id', '=', appointmentId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    attachment_id: r.id,
+    attachment_type: r.attachment_type,
+    attachment_url: `${publicBaseUrl}/v1/appointments/${appointmentId}/attachments/${r.id}`,
+    content_type: r.content_type,
+    size_bytes: r.size_bytes,
+    created_time_utc: r.created_at.toISOString(),
+  }));
+}
+
+/** Stores one attachment on a visible appointment; returns every attachment of the appointment. */
+export async function uploadAttachment(
+  db: Kysely<Database>,
+  principal: Principal,
+  input: { appointmentId: string; attachmentType: string | undefined; content: Buffer | undefined; publicBaseUrl: string; requestId?: string; now?: Date },
+): Promise<{ appointment_id: string; attachments: AttachmentSummary[] }> {
+  const errors: { field: string; message: string }[] = [];
+  if (!input.attachmentType) errors.push({ field: 'attachment_type', message: 'is required' });
+  else if (!(ATTACHMENT_TYPES as readonly string[]).includes(input.attachmentType)) {
+    errors.push({ field: 'attachment_type', message: `must be one of: ${ATTACHMENT_TYPES.join(', ')}` });
+  }
+  let sniffed: { ext: string; mime: string } | undefined;
+  if (!input.content || input.content.length === 0) errors.push({ field: 'attachment', message: 'is required (a file part)' });
+  else if (input.content.length > MAX_ATTACHMENT_BYTES) errors.push({ field: 'attachment', message: 'must be under 10 MB' });
+  else if (!(sniffed = await sniffAttachmentType(input.content))) errors.push({ field: 'attachment', message: 'must be a jpg, png, pdf or docx file' });
+  if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+
+  const now = input.now ?? new Date();
+  return db.transaction().execute(async (trx) => {
+    const appt = await trx
+      .selectFrom('appointments')
+      .where(appointmentVisibleTo(principal))
+      .select(['id', 'env', 'developer_id', 'appointment_status', 'start_time'])
+      .where('id', '=', input.appointmentId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!appt) throw notFound(`appointment ${input.appointmentId} not found`, 'appointment_id');
+    if (FAILED_STATES.has(appt.appointment_status)) {
+      throw badRequest('appointment_id', `attachments cannot be added to an appointment in status ${appt.appointment_status}`);
+    }
+    if (now.getTime() > appt.start_time.getTime() + UPLOAD_WINDOW_MS) {
+      throw badRequest('appointment_id', 'attachments cannot be added more than 7 days after the appointment');
+    }
+    await trx
+      .insertInto('attachments')
+      .values({
+        id: uuid(),
+        env: appt.env,
+        developer_id: appt.developer_id,
+        appointment_id: appt.id,
+        attachment_type: input.attachmentType as AttachmentType,
+        content_type: sniffed!.mime,
+        size_bytes: input.content!.length,
+        sha256: createHash('sha256').update(input.content!).digest('hex'),
+        content: input.content!,
+      })
+      .execute();
+    await trx.updateTable('appointments').set({ updated_at: now }).where('id', '=', appt.id).execute();
+    await recordChange(trx, { kind: 'principal', principal, ...(input.requestId ? { requestId: input.requestId } : {}) }, {
+      env: appt.env,
+      developerId: appt.developer_id,
+      appointmentId: appt.id,
+      updateType: 'updated',
+      changedAttributes: ['patient.uploaded_attachments'],
+      action: 'upload_attachment',
+    });
+    return { appointment_id: appt.id, attachments: await summaries(trx, appt.id, input.publicBaseUrl) };
+  });
+}
+
+/** One attachment's bytes, for whoever may read the appointment (contracts.md §4). */
+export async function downloadAttachment(
+  db: Kysely<Database>,
+  principal: Principal,
+  appointmentId: string,
+  attachmentId: string,
+  requestId?: string,
+): Promise<{ content: Buffer; contentType: string; attachmentType: string }> {
+  const row = await db
+    .selectFrom('appointments')
+    .where(appointmentVisibleTo(principal))
+    .innerJoin('attachments', 'attachments.appointment_id', 'appointments.id')
+    .select(['appointments.env', 'appointments.developer_id', 'attachments.content', 'attachments.content_type', 'attachments.attachment_type'])
+    .where('appointments.id', '=', appointmentId)
+    .where('attachments.id', '=', attachmentId)
+    .executeTakeFirst();
+  if (!row) throw notFound(`attachment ${attachmentId} of appointment ${appointmentId} not found`, 'attachment_id');
+  await audit(db, { kind: 'principal', principal, ...(requestId ? { requestId } : {}) }, {
+    env: row.env, developerId: row.developer_id, appointmentId, action: 'download_attachment',
+  });
+  return { content: Buffer.from(row.content), contentType: row.content_type, attachmentType: row.attachment_type };
+}

@@ -1,0 +1,116 @@
+/**
+ * `POST /v1/appointments/{appointment_id}/attachments` (interface.md §4.7) and the download
+ * `GET …/attachments/{attachment_id}` (contracts.md §4). Multipart parsing is scoped to this plugin;
+ * the file is held in memory only up to the 10 MB limit, and a larger upload is refused while it
+ * streams (the connection is closed instead of reading the rest).
+ */
+import multipart, { type MultipartFile, type MultipartValue } from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Config } from '../../../config.js';
+import type { Db } from '../../../db/database.js';
+import { ATTACHMENT_TYPES, MAX_ATTACHMENT_BYTES, downloadAttachment, uploadAttachment } from '../../../domain/attachments/attachments.js';
+import { principalOf } from '../../../http/auth-guard.js';
+import { ApiError } from '../../../http/errors.js';
+import { errorResponses } from '../common-schemas.js';
+
+const Attachment = Type.Object({
+  attachment_id: Type.String(),
+  attachment_type: Type.String(),
+  attachment_url: Type.String(),
+  content_type: Type.String(),
+  size_bytes: Type.Integer(),
+  created_time_utc: Type.String(),
+});
+
+const UploadResponse = Type.Object({
+  request_id: Type.String(),
+  data: Type.Object({ appointment_id: Type.String(), attachments: Type.Array(Attachment) }),
+});
+
+/** Documentation-only body schema (multipart parts are checked in the domain, field by field). */
+const UploadBody = Type.Object({
+  attachment: Type.String({ format: 'binary', description: 'The file: jpg, png, pdf or docx, under 10 MB' }),
+  attachment_type: Type.Union(ATTACHMENT_TYPES.map((t) => Type.Literal(t))),
+});
+
+const MULTIPART_ERRORS: Record<string, { field: string; message: string }> = {
+  FST_REQ_FILE_TOO_LARGE: { field: 'attachment', message: 'must be under 10 MB' },
+  FST_FILES_LIMIT: { field: 'attachment', message: 'send exactly one file' },
+  FST_PARTS_LIMIT: { field: 'attachment', message: 'too many parts' },
+  FST_FIELDS_LIMIT: { field: 'attachment_type', message: 'too many fields' },
+  FST_PROTO_VIOLATION: { field: 'attachment', message: 'malformed multipart body' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { field: 'attachment', message: 'the body must be multipart/form-data' },
+};
+
+export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Db }> = async (app, { config, db }) => {
+  await app.register(multipart, {
+    attachFieldsToBody: true,
+    throwFileSizeLimit: true,
+    limits: { fileSize: MAX_ATTACHMENT_BYTES, files: 1, fields: 5, parts: 6, fieldSize: 1024, headerPairs: 50 },
+  });
+
+  // Multipart failures are the client's: §7 body naming the part, and the connection closes so an
+  // oversized upload is not read to its end.
+  app.setErrorHandler((err, req, reply) => {
+    const known = (err as { code?: string }).code ? MULTIPART_ERRORS[(err as { code: string }).code] : undefined;
+    if (!known) throw err;
+    reply.header('connection', 'close');
+    throw new ApiError(400, 'invalid_request', [known]);
+  });
+
+  app.post(
+    '/v1/appointments/:appointment_id/attachments',
+    {
+      preHandler: app.guard({ scope: 'external.appointment.write' }),
+      // The body is multipart: its parts are validated in the domain (every bad part is named).
+      validatorCompiler: () => () => true,
+      schema: {
+        tags: ['appointments'],
+        summary: 'Upload an attachment to an appointment',
+        consumes: ['multipart/form-data'],
+        params: Type.Object({ appointment_id: Type.String({ maxLength: 100 }) }),
+        body: UploadBody,
+        response: { 200: UploadResponse, ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => {
+      if (!req.isMultipart()) throw new ApiError(415, 'invalid_request', [{ message: 'the body must be multipart/form-data' }]);
+      const body = (req.body ?? {}) as unknown as Record<string, MultipartFile | MultipartValue | undefined>;
+      const file = body.attachment;
+      const typePart = body.attachment_type;
+      const content = file && typeof file === 'object' && file.type === 'file' ? await file.toBuffer() : undefined;
+      const attachmentType = typePart && typeof typePart === 'object' && typePart.type === 'field' ? String(typePart.value) : undefined;
+      const data = await uploadAttachment(db, principalOf(req), {
+        appointmentId: req.params.appointment_id,
+        attachmentType,
+        content,
+        publicBaseUrl: config.publicBaseUrl,
+        requestId: req.id,
+      });
+      return { request_id: req.id, data };
+    },
+  );
+
+  app.get(
+    '/v1/appointments/:appointment_id/attachments/:attachment_id',
+    {
+      preHandler: app.guard({ scope: 'external.appointment.read' }),
+      schema: {
+        tags: ['appointments'],
+        summary: 'Download an attachment',
+        params: Type.Object({ appointment_id: Type.String({ maxLength: 100 }), attachment_id: Type.String({ maxLength: 100 }) }),
+        response: { 200: Type.Any({ description: 'The file, with its sniffed content type' }), ...errorResponses(404) },
+      },
+    },
+    async (req, reply) => {
+      const a = await downloadAttachment(db, principalOf(req), req.params.appointment_id, req.params.attachment_id, req.id);
+      const ext = a.contentType.includes('pdf') ? 'pdf' : a.contentType.includes('png') ? 'png' : a.contentType.includes('jpeg') ? 'jpg' : 'docx';
+      reply
+        .type(a.contentType)
+        .header('content-disposition', `attachment; filename="${a.attachmentType}.${ext}"`)
+        .header('content-security-policy', "default-src 'none'; sandbox");
+      return reply.send(a.content);
+    },
+  );
+};
