@@ -21,6 +21,7 @@ import { webhookRoutes } from '../routes/v1/webhooks/index.js';
 import { attachmentRoutes } from '../routes/v1/attachments/index.js';
 import { makeGuard } from './auth-guard.js';
 import { installIdempotency } from './idempotency.js';
+import { createRateLimiter } from './rate-limit.js';
 import { installErrorHandlers } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { loggerOptions } from './logger.js';
@@ -83,7 +84,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (authServerIsLocal(config)) {
     await app.register(authServer, { prefix: new URL(config.authUrl).pathname, config, db, keys });
   }
-  const guard = makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys }));
+  const limiter = createRateLimiter({ db, defaultPerMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
+  app.addHook('onClose', async () => limiter.close());
+  const guard = makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys }), limiter);
   app.decorate('guard', guard);
 
   // Scheduling and booking (issue #8). Idempotency-Key first, so every /v1 POST registered after it gets it.

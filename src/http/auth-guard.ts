@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import type { Principal, TokenVerifier } from '../domain/credentials/principal.js';
 import type { Scope } from '../domain/credentials/scopes.js';
 import { forbidden, unauthorized } from './errors.js';
+import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,17 +32,28 @@ export function bearerToken(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
-/** Builds a preHandler that enforces the options below with the given verifier. */
-export function makeGuard(verifier: TokenVerifier) {
+/**
+ * Builds a preHandler that enforces the options below with the given verifier, and counts the call
+ * against the credential's rate limit (or the client address's, without a valid token).
+ */
+export function makeGuard(verifier: TokenVerifier, limiter?: RateLimiter) {
   return function guard(opts: GuardOptions = {}): preHandlerAsyncHookHandler {
-    return async (req: FastifyRequest, _reply: FastifyReply) => {
+    return async (req: FastifyRequest, reply: FastifyReply) => {
       const token = bearerToken(req);
-      if (!token) throw unauthorized('missing or malformed bearer token');
+      if (!token) {
+        await limiter?.take(reply, `ip:${req.ip}`, await limiter.limitFor(undefined));
+        throw unauthorized('missing or malformed bearer token');
+      }
       let principal: Principal;
       try {
         principal = await verifier.verify(token);
       } catch {
+        await limiter?.take(reply, `ip:${req.ip}`, await limiter.limitFor(undefined));
         throw unauthorized('invalid or expired token');
+      }
+      if (limiter) {
+        const who = principal.kind === 'user' ? `user:${principal.userId}` : principal.kind === 'anonymous' ? `anon:${principal.subject}` : `client:${principal.clientId}`;
+        await limiter.take(reply, who, await limiter.limitFor(principal.developerId));
       }
       if (principal.kind === 'anonymous' && !opts.allowAnonymous) {
         throw forbidden(opts.scope, 'anonymous tokens may not call this operation');

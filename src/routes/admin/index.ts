@@ -13,6 +13,7 @@ import { createUser, UserInputError } from '../../domain/users/create-user.js';
 import { operatorTransition } from '../../domain/appointments/operator-transition.js';
 import { makeAdminGuard } from '../../http/admin-guard.js';
 import { adminWebhookRoutes } from './webhooks.js';
+import { adminRateLimitRoutes } from './developer-limits.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { ImportQuery, NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
 
@@ -26,6 +27,7 @@ const security = [{ AdminToken: [] }];
 export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { config, db }) => {
   app.addHook('onRequest', makeAdminGuard(config.adminToken));
   await app.register(adminWebhookRoutes, { config, db });
+  await app.register(adminRateLimitRoutes, { config, db });
 
   app.post(
     '/developers',

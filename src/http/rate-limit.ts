@@ -1,0 +1,76 @@
+/**
+ * Per-credential rate limits (contracts.md §8): a fixed one-minute window per credential (per client
+ * address for calls without a valid token), `RATE_LIMIT_PER_MINUTE` by default and overridable per
+ * developer by the operator. Counters live in memory, or in Redis when `REDIS_URL` is set so that
+ * every process shares them (with an in-memory fallback while Redis is unreachable).
+ *
+ * Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds); a refused
+ * call is 429 with `Retry-After` and the §7 body.
+ */
+import type { FastifyReply } from 'fastify';
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Db } from '../db/database.js';
+import { ApiError } from './errors.js';
+
+export interface RateLimiter {
+  /** Counts one call for `key` against `limit` per minute; sets the headers; throws 429 when over. */
+  take(reply: FastifyReply, key: string, limit: number): Promise<void>;
+  /** The limit of a developer: the operator's override or the default (cached for a minute). */
+  limitFor(developerId: string | undefined): Promise<number>;
+  close(): Promise<void>;
+}
+
+const WINDOW_SECONDS = 60;
+const OVERRIDE_CACHE_MS = 60_000;
+
+export function createRateLimiter(opts: { db: Db; defaultPerMinute: number; redisUrl?: string | undefined }): RateLimiter {
+  const redis = opts.redisUrl ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+  redis?.on('error', () => undefined); // reported through the insurance limiter taking over
+  const limiters = new Map<number, RateLimiterAbstract>();
+  const overrides = new Map<string, { limit: number; at: number }>();
+
+  const limiterFor = (points: number): RateLimiterAbstract => {
+    let l = limiters.get(points);
+    if (!l) {
+      const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: `rl${points}` });
+      l = redis
+        ? new RateLimiterRedis({ storeClient: redis, points, duration: WINDOW_SECONDS, keyPrefix: `carebook:rl${points}`, insuranceLimiter: memory })
+        : memory;
+      limiters.set(points, l);
+    }
+    return l;
+  };
+
+  const headers = (reply: FastifyReply, limit: number, res: RateLimiterRes): void => {
+    reply.header('ratelimit-limit', String(limit));
+    reply.header('ratelimit-remaining', String(Math.max(0, res.remainingPoints)));
+    reply.header('ratelimit-reset', String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))));
+  };
+
+  return {
+    async take(reply, key, limit) {
+      try {
+        const res = await limiterFor(limit).consume(key, 1);
+        headers(reply, limit, res);
+      } catch (e) {
+        if (!(e instanceof RateLimiterRes)) throw e;
+        headers(reply, limit, e);
+        const retry = String(Math.max(1, Math.ceil(e.msBeforeNext / 1000)));
+        throw new ApiError(429, 'api_error', [{ message: `rate limit of ${limit} requests per minute exceeded; retry after ${retry} s` }], { 'retry-after': retry });
+      }
+    },
+    async limitFor(developerId) {
+      if (!developerId) return opts.defaultPerMinute;
+      const cached = overrides.get(developerId);
+      if (cached && Date.now() - cached.at < OVERRIDE_CACHE_MS) return cached.limit;
+      const row = await opts.db.selectFrom('developers').select('rate_limit_per_minute').where('id', '=', developerId).executeTakeFirst();
+      const limit = row?.rate_limit_per_minute ?? opts.defaultPerMinute;
+      overrides.set(developerId, { limit, at: Date.now() });
+      return limit;
+    },
+    async close() {
+      redis?.disconnect();
+    },
+  };
+}

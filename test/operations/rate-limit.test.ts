@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
+import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
+import { bearer, clientToken } from '../helpers/auth.js';
+
+const admin = { authorization: 'Bearer test-admin-token' };
+
+async function redisUp(): Promise<boolean> {
+  const r = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  r.on('error', () => undefined);
+  try {
+    await r.connect();
+    return (await r.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}
+
+describe('rate limits per credential', () => {
+  let t: TestApp;
+  let dev: NewDeveloper;
+  let token: string;
+  beforeAll(async () => {
+    t = await testApp({ RATE_LIMIT_PER_MINUTE: '5' });
+    dev = await newDeveloper(t);
+    token = await clientToken(t, dev);
+  });
+  afterAll(async () => t.close());
+
+  const call = (headers: Record<string, string>) => t.app.inject({ url: '/v1/specialties', headers });
+
+  it('counts calls, sets RateLimit headers, and answers 429 with Retry-After and the §7 body', async () => {
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 6; i++) {
+      last = await call(bearer(token));
+      statuses.push(last.statusCode);
+      if (i === 0) {
+        expect(last.headers['ratelimit-limit']).toBe('5');
+        expect(last.headers['ratelimit-remaining']).toBe('4');
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(last!.json()).toMatchObject({ error_type: 'api_error', request_id: last!.headers['x-request-id'] });
+  });
+
+  it('keeps credentials apart, and limits calls without a valid token per address', async () => {
+    const other = await newDeveloper(t, 'other');
+    expect((await call(bearer(await clientToken(t, other)))).statusCode).toBe(200);
+    const anon: number[] = [];
+    for (let i = 0; i < 6; i++) anon.push((await call({})).statusCode);
+    expect(anon).toEqual([401, 401, 401, 401, 401, 429]);
+  });
+
+  it('lets the operator override one developer\'s limit', async () => {
+    const dev3 = await newDeveloper(t, 'big customer');
+    const set = await t.app.inject({ method: 'PUT', url: `/admin/v1/developers/${dev3.developer_id}/rate-limit`, headers: admin, payload: { rate_limit_per_minute: 8 } });
+    expect(set.json()).toEqual({ developer_id: dev3.developer_id, rate_limit_per_minute: 8 });
+    const tk = await clientToken(t, dev3);
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i++) statuses.push((await call(bearer(tk))).statusCode);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(8);
+    expect(statuses.at(-1)).toBe(429);
+    expect((await t.app.inject({ method: 'PUT', url: '/admin/v1/developers/dv_none/rate-limit', headers: admin, payload: { rate_limit_per_minute: 8 } })).statusCode).toBe(404);
+  });
+
+  it('shares counters between processes through Redis when REDIS_URL is set', async (ctx) => {
+    if (!(await redisUp())) ctx.skip();
+    const prefix = { REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_PER_MINUTE: '4' };
+    const a = await testApp(prefix);
+    const b = await testApp({ ...prefix });
+    try {
+      // One developer known to both apps (each has its own database): same client id, same key.
+      const d = await newDeveloper(a, 'shared');
+      await b.db.insertInto('developers').values({ id: d.developer_id, env: 'sandbox', name: 'shared' }).execute();
+      const rows = await a.db.selectFrom('oauth_clients').selectAll().where('developer_id', '=', d.developer_id).execute();
+      await b.db.insertInto('oauth_clients').values(rows.map((r) => ({ ...r, created_at: r.created_at, secret_rotated_at: r.secret_rotated_at }))).execute();
+      const ta = await clientToken(a, d);
+      const tb = await clientToken(b, d);
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await a.app.inject({ url: '/v1/specialties', headers: bearer(ta) })).statusCode);
+      for (let i = 0; i < 2; i++) statuses.push((await b.app.inject({ url: '/v1/specialties', headers: bearer(tb) })).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
