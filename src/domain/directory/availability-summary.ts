@@ -13,7 +13,7 @@
  * stops walking a provider-location's days as soon as both answers are known, so a page of 10,000
  * entities costs a few days of slots each, not 90.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
@@ -88,16 +88,22 @@ function parseBlocks(text: string | null): Block[] {
   });
 }
 
-/** Local wall-clock → UTC epoch ms, memoised per (zone, date, minute): DST-correct via luxon. */
+/**
+ * Local wall-clock → UTC epoch ms, memoised per (zone, date, minute) without building keys (this
+ * runs for every block of every provider-location of a 10,000-entity page): DST-correct via luxon.
+ */
 class LocalClock {
-  private readonly cache = new Map<string, number>();
+  private readonly cache = new Map<string, Map<string, Map<number, number>>>();
   toUtc(zone: string, date: string, minute: number): number {
-    const key = `${zone}|${date}|${minute}`;
-    let v = this.cache.get(key);
+    let byDate = this.cache.get(zone);
+    if (!byDate) this.cache.set(zone, (byDate = new Map()));
+    let byMinute = byDate.get(date);
+    if (!byMinute) byDate.set(date, (byMinute = new Map()));
+    let v = byMinute.get(minute);
     if (v === undefined) {
       const [y, mo, d] = date.split('-').map(Number) as [number, number, number];
       v = DateTime.fromObject({ year: y, month: mo, day: d, hour: Math.floor(minute / 60), minute: minute % 60 }, { zone }).toMillis();
-      this.cache.set(key, v);
+      byMinute.set(minute, v);
     }
     return v;
   }
@@ -110,14 +116,22 @@ class LocalClock {
     }
     return v;
   }
-}
-
-/** `YYYY-MM-DD` plus `days`, and its ISO weekday (1 = Monday). */
-function addDays(date: string, days: number): { date: string; weekday: number } {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const t = new Date(Date.UTC(y, m - 1, d + days));
-  const wd = t.getUTCDay();
-  return { date: t.toISOString().slice(0, 10), weekday: wd === 0 ? 7 : wd };
+  private readonly days = new Map<string, { date: string; weekday: number }[]>();
+  /** The local dates from the day before `today` to `HORIZON_DAYS` after it, with ISO weekdays. */
+  daysFrom(today: string): { date: string; weekday: number }[] {
+    let v = this.days.get(today);
+    if (!v) {
+      const [y, m, d] = today.split('-').map(Number) as [number, number, number];
+      v = [];
+      for (let i = -1; i <= HORIZON_DAYS; i++) {
+        const t = new Date(Date.UTC(y, m - 1, d + i));
+        const wd = t.getUTCDay();
+        v.push({ date: t.toISOString().slice(0, 10), weekday: wd === 0 ? 7 : wd });
+      }
+      this.days.set(today, v);
+    }
+    return v;
+  }
 }
 
 /** Held intervals of one provider, sorted by start. */
@@ -132,42 +146,65 @@ function overlapsHold(holds: Holds | undefined, start: number, end: number): boo
   return false;
 }
 
+/** What the computation needs of a provider-location; callers that already query these columns pass them. */
+export interface AvailabilityInputRow {
+  id: string;
+  provider_id: string;
+  location_id: string;
+  time_zone: string;
+  visit_reason_ids: string[];
+  default_visit_reason_id: string | null;
+  /** `weeklyBlocksSql` of the provider-location. */
+  blocks: string | null;
+}
+
+/**
+ * A provider-location's weekly schedule as one compact text value (one string per row instead of a
+ * row per block: 10,000 entities carry ~100,000 blocks). `plAlias` names the `provider_locations` row.
+ */
+export function weeklyBlocksSql(plAlias: string): RawBuilder<string | null> {
+  const pl = sql.table(plAlias);
+  return sql<string | null>`(SELECT ${weeklyBlocksAggSql()} FROM weekly_schedules ws WHERE ws.env = ${pl}.env AND ws.provider_location_id = ${pl}.id)`;
+}
+
+/** The aggregate behind `weeklyBlocksSql`, over rows of `weekly_schedules ws` (for GROUP BY queries). */
+export function weeklyBlocksAggSql(): RawBuilder<string | null> {
+  return sql<string | null>`string_agg(ws.weekday || '|' || to_char(ws.start_local, 'HH24:MI') || '|' || to_char(ws.end_local, 'HH24:MI')
+      || '|' || coalesce(array_to_string(ws.visit_reason_ids, ','), '') || '|' || coalesce(ws.patient_type, ''), ';')`;
+}
+
 /**
  * Availability summaries for `providerLocationIds` (any order, any count), keyed by id. Ids that are
- * unknown or inactive are absent from the map. `now` is injectable for tests.
+ * unknown or inactive are absent from the map. `rows` may be given instead of ids by a caller that
+ * has already read them (active provider-locations only). `now` is injectable for tests.
  */
 export async function directoryAvailability(
   db: Db,
-  input: { env: Env; providerLocationIds: string[]; now?: Date },
+  input: { env: Env; providerLocationIds?: string[]; rows?: AvailabilityInputRow[]; now?: Date },
 ): Promise<Map<string, AvailabilitySummary>> {
   const out = new Map<string, AvailabilitySummary>();
-  if (input.providerLocationIds.length === 0) return out;
   const now = input.now ?? new Date();
   const nowMs = now.getTime();
   const horizon = new Date(nowMs + HORIZON_DAYS * DAY_MS);
   const env = input.env;
-  const ids = [...new Set(input.providerLocationIds)];
 
-  const plRows = await sql<{
-    id: string;
-    provider_id: string;
-    location_id: string;
-    time_zone: string;
-    visit_reason_ids: string[];
-    default_visit_reason_id: string | null;
-    blocks: string | null;
-  }>`
-    SELECT pl.id, pl.provider_id, pl.location_id, l.time_zone, p.visit_reason_ids, p.default_visit_reason_id,
-      (SELECT string_agg(ws.weekday || '|' || to_char(ws.start_local, 'HH24:MI') || '|' || to_char(ws.end_local, 'HH24:MI')
-                         || '|' || coalesce(array_to_string(ws.visit_reason_ids, ','), '') || '|' || coalesce(ws.patient_type, ''), ';')
-         FROM weekly_schedules ws WHERE ws.env = pl.env AND ws.provider_location_id = pl.id) AS blocks
-    FROM provider_locations pl
-    JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
-    JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
-    WHERE pl.env = ${env} AND pl.active AND pl.id = ANY(${ids}::text[])`.execute(db);
-  if (plRows.rows.length === 0) return out;
+  let rows = input.rows;
+  if (!rows) {
+    const ids = [...new Set(input.providerLocationIds ?? [])];
+    if (ids.length === 0) return out;
+    rows = (
+      await sql<AvailabilityInputRow>`
+        SELECT pl.id, pl.provider_id, pl.location_id, l.time_zone, p.visit_reason_ids, p.default_visit_reason_id,
+          ${weeklyBlocksSql('pl')} AS blocks
+        FROM provider_locations pl
+        JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
+        JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
+        WHERE pl.env = ${env} AND pl.active AND pl.id = ANY(${ids}::text[])`.execute(db)
+    ).rows;
+  }
+  if (rows.length === 0) return out;
 
-  const pls: Pl[] = plRows.rows.map((r) => {
+  const pls: Pl[] = rows.map((r) => {
     const reasons = r.visit_reason_ids.length ? r.visit_reason_ids : r.default_visit_reason_id ? [r.default_visit_reason_id] : [];
     return {
       id: r.id,
@@ -230,17 +267,17 @@ export async function directoryAvailability(
   const clock = new LocalClock();
   const limitedEnd = nowMs + LIMITED_WINDOW_DAYS * DAY_MS;
   const horizonMs = horizon.getTime();
+  // The local date of each patient type's first slot, set by summarise().
+  const firstDate: Partial<Record<PatientType, string>> = {};
   for (const pl of pls) {
+    delete firstDate.new;
+    delete firstDate.existing;
     const summary: AvailabilitySummary = {
       new: summarise(pl, 'new'),
       existing: summarise(pl, 'existing'),
       ...(pl.defaultReason ? { default_visit_reason_id: pl.defaultReason } : {}),
     };
-    const first = summary.new.next_available_utc;
-    if (first) {
-      summary.first_availability_date_in_provider_local_time =
-        DateTime.fromISO(first, { zone: pl.zone }).toISODate() ?? first.slice(0, 10);
-    }
+    if (firstDate.new) summary.first_availability_date_in_provider_local_time = firstDate.new;
     out.set(pl.id, summary);
   }
   return out;
@@ -257,9 +294,8 @@ export async function directoryAvailability(
     const free = (start: number, minutesLong: number): boolean =>
       start > nowMs && start < horizonMs && !overlapsHold(providerHolds, start, start + minutesLong * 60_000);
 
-    // Day 0 starts yesterday so that a zone behind UTC never loses its early local hours.
-    for (let d = -1; d <= HORIZON_DAYS; d++) {
-      const { date, weekday } = addDays(today, d);
+    // The walk starts yesterday so that a zone behind UTC never loses its early local hours.
+    for (const { date, weekday } of clock.daysFrom(today)) {
       const dayStart = clock.toUtc(pl.zone, date, 0);
       if (dayStart >= horizonMs) break;
       if (earliest !== undefined && (count >= LIMITED_BELOW || dayStart >= limitedEnd)) break;
@@ -296,7 +332,10 @@ export async function directoryAvailability(
           if (reason === pl.defaultReason && s.startUtc < limitedEnd) defaultStarts.add(s.startUtc);
         }
       }
-      if (earliest === undefined && dayEarliest !== undefined) earliest = dayEarliest;
+      if (earliest === undefined && dayEarliest !== undefined) {
+        earliest = dayEarliest;
+        firstDate[pt] = date;
+      }
       count += defaultStarts.size;
     }
     const next_28_days: Next28Days = count === 0 ? 'none' : count < LIMITED_BELOW ? 'limited' : 'available';

@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { directoryAvailability, type PatientTypeAvailability } from './availability-summary.js';
+import { directoryAvailability, weeklyBlocksAggSql, type PatientTypeAvailability } from './availability-summary.js';
 import type { DirectoryCaller } from './visible.js';
 
 export const SCHEDULE_TYPES = ['provider_location'] as const;
@@ -62,19 +62,36 @@ export async function listSchedulableEntities(
     main_specialty_name: string | null;
     default_visit_reason_id: string | null;
     visit_reason_ids: string[];
+    provider_id: string;
+    location_id: string;
+    blocks: string | null;
     total: string | number;
   }>`
-    SELECT pl.id, p.npi, greatest(pl.go_live_at, dpl.added_at) AS go_live, pl.profile_updated_at, l.time_zone,
+    WITH page AS MATERIALIZED (
+      SELECT dpl.provider_location_id AS id, dpl.added_at, count(*) OVER () AS total
+      FROM developer_provider_locations dpl
+      JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id AND pl.active
+      WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} ${recent}
+      ORDER BY dpl.provider_location_id
+      LIMIT ${q.pageSize} OFFSET ${q.page * q.pageSize}
+    ),
+    -- The page's weekly schedules, aggregated with one join (a correlated subquery per row makes
+    -- the planner's estimate large enough to switch JIT compilation on, which costs more than it saves).
+    blocks AS (
+      SELECT ws.provider_location_id AS id, ${weeklyBlocksAggSql()} AS blocks
+      FROM page JOIN weekly_schedules ws ON ws.env = ${caller.env} AND ws.provider_location_id = page.id
+      GROUP BY ws.provider_location_id
+    )
+    SELECT pl.id, p.npi, greatest(pl.go_live_at, page.added_at) AS go_live, pl.profile_updated_at, l.time_zone,
            p.main_specialty_id, s.name AS main_specialty_name, p.default_visit_reason_id, p.visit_reason_ids,
-           count(*) OVER () AS total
-    FROM developer_provider_locations dpl
-    JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id AND pl.active
+           pl.provider_id, pl.location_id, blocks.blocks, page.total
+    FROM page
+    JOIN provider_locations pl ON pl.env = ${caller.env} AND pl.id = page.id
     JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
     JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
     LEFT JOIN specialties s ON s.env = p.env AND s.id = p.main_specialty_id
-    WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} ${recent}
-    ORDER BY pl.id
-    LIMIT ${q.pageSize} OFFSET ${q.page * q.pageSize}`.execute(db);
+    LEFT JOIN blocks ON blocks.id = page.id
+    ORDER BY page.id`.execute(db);
   let total = rows.length ? Number(rows[0]!.total) : 0;
   if (rows.length === 0 && q.page > 0) {
     const c = await sql<{ n: string | number }>`
@@ -83,7 +100,7 @@ export async function listSchedulableEntities(
       WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} ${recent}`.execute(db);
     total = Number(c.rows[0]?.n ?? 0);
   }
-  const availability = await directoryAvailability(db, { env: caller.env, providerLocationIds: rows.map((r) => r.id), now });
+  const availability = await directoryAvailability(db, { env: caller.env, rows, now });
   const entities = rows.map((r): SchedulableEntity => {
     const a = availability.get(r.id);
     const reason = r.default_visit_reason_id ?? r.visit_reason_ids[0] ?? undefined;
