@@ -7,17 +7,24 @@ import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { bootstrapSandbox } from './domain/demo/bootstrap.js';
-import { startEvaluator } from './domain/appointments/evaluator.js';
 import { buildApp } from './http/app.js';
 import { loggerOptions } from './http/logger.js';
-import { createWebhookWorker } from './webhooks/worker.js';
+import { startBackgroundWorkers, type BackgroundWorkers } from './workers.js';
 
 export interface RunningService {
   url: string;
   close(): Promise<void>;
 }
 
-export async function startService(config: Config, opts: { handle?: DatabaseHandle; quiet?: boolean } = {}): Promise<RunningService> {
+export interface ServiceOptions {
+  /** An already open database (tests); otherwise opened from the configuration and closed on close(). */
+  handle?: DatabaseHandle;
+  quiet?: boolean;
+  /** Run the background workers in this process too (default true). */
+  workers?: boolean;
+}
+
+export async function startService(config: Config, opts: ServiceOptions = {}): Promise<RunningService> {
   const logger = pino(loggerOptions(opts.quiet ? 'silent' : config.logLevel));
   const handle =
     opts.handle ??
@@ -46,17 +53,7 @@ export async function startService(config: Config, opts: { handle?: DatabaseHand
     logger,
   });
   await app.listen({ port: config.port, host: config.host });
-  // Booking evaluation (contracts.md §6): claims due rows with SKIP LOCKED, so every process may run it.
-  const evaluator = startEvaluator(handle.db, { onError: (err) => logger.error({ err: { message: (err as Error).message } }, 'booking evaluator pass failed') });
-  // Webhook delivery (contracts.md §7): claims outbox rows with row locks, so every process may run it.
-  const webhooks = createWebhookWorker(handle.db, {
-    env: config.appEnv,
-    allowPrivateTargets: config.allowPrivateWebhookTargets,
-    baseDelayMs: config.webhookRetryBaseMs,
-    pollMs: config.workerPollMs,
-    onError: (err) => logger.error({ err: { message: (err as Error).message } }, 'webhook worker pass failed'),
-  });
-  webhooks.start();
+  const workers = opts.workers === false ? undefined : startBackgroundWorkers(handle.db, config, logger);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -67,10 +64,27 @@ export async function startService(config: Config, opts: { handle?: DatabaseHand
     url,
     close: () =>
       (closing ??= (async () => {
-        await evaluator.stop();
-        await webhooks.stop();
+        await workers?.stop();
         await app.close();
         if (!opts.handle) await handle.close();
       })()),
+  };
+}
+
+/**
+ * `carebook worker`: the background workers alone, no HTTP (contracts.md §1 "Scale-out"). Needs a
+ * shared PostgreSQL (`DATABASE_URL`); the embedded database admits one process.
+ */
+export async function startWorkerProcess(config: Config, opts: { handle?: DatabaseHandle; quiet?: boolean } = {}): Promise<{ close(): Promise<void> }> {
+  const logger = pino(loggerOptions(opts.quiet ? 'silent' : config.logLevel));
+  const handle = opts.handle ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  await migrateToLatest(handle.db);
+  const workers: BackgroundWorkers = startBackgroundWorkers(handle.db, config, logger);
+  logger.info({ env: config.appEnv }, 'background workers started');
+  return {
+    async close() {
+      await workers.stop();
+      if (!opts.handle) await handle.close();
+    },
   };
 }

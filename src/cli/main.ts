@@ -17,7 +17,7 @@ import { generateDirectory } from '../domain/directory/seed.js';
 import { seedDirectory } from '../domain/directory/seed-directory.js';
 import { createUser } from '../domain/users/create-user.js';
 import { operatorTransition } from '../domain/appointments/operator-transition.js';
-import { startService } from '../server.js';
+import { startService, startWorkerProcess } from '../server.js';
 import { adminCall } from './admin-client.js';
 import { addWebhookCommands } from './webhook-commands.js';
 
@@ -68,11 +68,26 @@ export function buildCli(env: Record<string, string | undefined>): Command {
 
   program
     .command('serve')
-    .description('start the API and auth server')
-    .action(async () => {
-      const svc = await startService(config());
+    .description('start the API and auth server (and the background workers, unless --no-workers)')
+    .option('--no-workers', 'serve HTTP only; run `carebook worker` processes for the background work')
+    .action(async (o: { workers: boolean }) => {
+      const svc = await startService(config(), { workers: o.workers });
       const stop = (): void => {
         void svc.close().then(() => process.exit(0));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+
+  program
+    .command('worker')
+    .description('run the background workers only (booking evaluation, webhook delivery); several may run at once')
+    .action(async () => {
+      const cfg = config();
+      if (!cfg.databaseUrl) throw new Error('worker needs DATABASE_URL: the embedded database admits one process (`serve` runs the workers itself)');
+      const w = await startWorkerProcess(cfg);
+      const stop = (): void => {
+        void w.close().then(() => process.exit(0));
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -1,0 +1,33 @@
+/**
+ * The background work of the service (contracts.md §1 "Scale-out"): booking evaluation (contracts.md
+ * §6) and webhook delivery (§7). Every loop claims its rows with row locks (`FOR UPDATE SKIP LOCKED`),
+ * so it may run in every API process, in dedicated `carebook worker` processes, or both, without
+ * doing anything twice.
+ */
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
+import { startEvaluator } from './domain/appointments/evaluator.js';
+import { createWebhookWorker } from './webhooks/worker.js';
+
+export interface BackgroundWorkers {
+  stop(): Promise<void>;
+}
+
+export function startBackgroundWorkers(db: Db, config: Config, logger: Logger): BackgroundWorkers {
+  const report = (what: string) => (err: unknown) => logger.error({ err: { message: (err as Error).message } }, `${what} pass failed`);
+  const evaluator = startEvaluator(db, { intervalMs: config.workerPollMs, onError: report('booking evaluator') });
+  const webhooks = createWebhookWorker(db, {
+    env: config.appEnv,
+    allowPrivateTargets: config.allowPrivateWebhookTargets,
+    baseDelayMs: config.webhookRetryBaseMs,
+    pollMs: config.workerPollMs,
+    onError: report('webhook worker'),
+  });
+  webhooks.start();
+  return {
+    async stop() {
+      await Promise.all([evaluator.stop(), webhooks.stop()]);
+    },
+  };
+}
