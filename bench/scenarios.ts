@@ -6,6 +6,7 @@
 import type { Config } from '../src/config.js';
 import type { Db } from '../src/db/database.js';
 import type { NewDeveloper } from '../src/domain/developers/create-developer.js';
+import { directoryScenarios } from './directory.js';
 import type { Scenario } from './harness.js';
 
 export interface BenchContext {
@@ -23,5 +24,6 @@ export async function serviceScenarios(ctx: BenchContext): Promise<Scenario[]> {
     { name: 'GET /healthz', baseline: 'bare', path: '/healthz' },
     { name: 'GET /readyz (database ping)', baseline: 'select', path: '/readyz' },
     { name: 'POST /auth/oauth/token (client credentials)', baseline: 'select', method: 'POST', path: '/auth/oauth/token', body: JSON.stringify({ grant_type: 'client_credentials', client_id: ctx.creds.client_id, client_secret: ctx.creds.client_secret, audience: ctx.config.audience }) },
+    ...(await directoryScenarios(ctx)),
   ];
 }
