@@ -47,6 +47,7 @@ describe(`booking appointments (${engineName})`, () => {
     expect(d.start_time).toMatch(/-0[45]:00$/);
     expect(d).toMatchObject({ provider_location_id: PL.ny, visit_reason_id: 'pc_t30', patient_type: 'new', practice_id: 'pt_t' });
     expect(d.created_time_utc).toMatch(/Z$/);
+    await new Promise((r) => setTimeout(r, 150)); // read audit records are written in batches
     const audit = await e.t.db.selectFrom('audit_log').select('action').where('appointment_id', '=', created.appointment_id).execute();
     expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(['create', 'read']));
   });

@@ -15,7 +15,7 @@ import { loadProviderLocations, type ProviderLocationContext } from '../scheduli
 import { recordChange } from './events.js';
 import { hold } from './holds.js';
 import { patientErrors, type PatientInput } from './patient-rules.js';
-import { findVisible, type AppointmentRow } from './record.js';
+import type { AppointmentRow } from './record.js';
 import { inTransaction, slotTaken } from './transactions.js';
 
 export interface CreateInput {
@@ -32,15 +32,7 @@ export interface CreateInput {
 
 /** The provider-location if it is in the caller's directory and active; otherwise undefined. */
 export async function directoryProviderLocation(db: Kysely<Database>, principal: Principal, id: string): Promise<ProviderLocationContext | undefined> {
-  const inDirectory = await db
-    .selectFrom('developer_provider_locations')
-    .select('provider_location_id')
-    .where('env', '=', principal.env)
-    .where('developer_id', '=', principal.developerId)
-    .where('provider_location_id', '=', id)
-    .executeTakeFirst();
-  if (!inDirectory) return undefined;
-  const pl = (await loadProviderLocations(db, principal.env, [id])).get(id);
+  const pl = (await loadProviderLocations(db, principal.env, [id], { developerId: principal.developerId })).get(id);
   return pl?.active ? pl : undefined;
 }
 
@@ -81,8 +73,7 @@ export async function createAppointment(
   if (errors.length) throw new ApiError(400, 'invalid_request', errors);
   const duration = await visitReasonDuration(db, principal.env, pl!, d.visit_reason_id, d.patient_type, 'data.visit_reason_id');
 
-  const required = await db.selectFrom('provider_locations').select('required_fields').where('env', '=', principal.env).where('id', '=', pl!.id).executeTakeFirst();
-  for (const field of required?.required_fields ?? []) {
+  for (const field of pl!.requiredFields) {
     if (field === 'patient.insurance' && !d.patient.insurance) throw badRequest('data.patient.insurance', 'is required by this provider location');
   }
   if (d.patient.insurance?.insurance_plan_id) {
@@ -101,7 +92,7 @@ export async function createAppointment(
   const id = uuid();
   const p = d.patient;
 
-  await inTransaction(db, async (trx) => {
+  const row = await inTransaction(db, async (trx) => {
     const patientId = prefixedId('pa');
     await trx
       .insertInto('patients')
@@ -122,7 +113,7 @@ export async function createAppointment(
         gender: p.gender ?? null,
       })
       .execute();
-    await trx
+    const inserted = await trx
       .insertInto('appointments')
       .values({
         id,
@@ -154,7 +145,8 @@ export async function createAppointment(
         arrived_at: null,
         evaluate_after: manual || neverEvaluated ? null : now,
       })
-      .execute();
+      .returningAll()
+      .executeTakeFirstOrThrow();
     try {
       await hold(trx, { appointmentId: id, kind: 'current', env: principal.env, providerId: pl!.providerId, start: startDate, end: endDate });
     } catch (e) {
@@ -168,6 +160,7 @@ export async function createAppointment(
       changedAttributes: [],
       action: 'create',
     });
+    return inserted;
   });
-  return (await findVisible(db, principal, id))!;
+  return { ...row, location_phone_number: pl!.locationPhone, location_phone_extension: pl!.locationPhoneExtension };
 }

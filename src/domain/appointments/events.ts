@@ -7,9 +7,10 @@
  * only claims `pending` rows, never sends it, while the history stays complete; provider, operator and
  * service moves are written `pending` and are delivered.
  */
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, Env } from '../../db/schema.js';
+import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { AuditLogTable, Database, Env } from '../../db/schema.js';
 import { uuid } from '../../lib/ids.js';
+import { AuditBuffer } from './audit-buffer.js';
 import type { Principal } from '../credentials/principal.js';
 
 export type Actor =
@@ -45,16 +46,14 @@ export async function recordChange(trx: Transaction<Database>, actor: Actor, c: 
   await audit(trx, actor, { env: c.env, developerId: c.developerId, appointmentId: c.appointmentId, action: c.action });
 }
 
-/** Records who read or changed which appointment (never patient data). */
+/** Records who read or changed which appointment (never patient data); reads may go through an `AuditBuffer`. */
 export async function audit(
-  trx: Transaction<Database> | Kysely<Database>,
+  trx: Transaction<Database> | Kysely<Database> | AuditBuffer,
   actor: Actor,
   a: { env: Env; developerId: string; appointmentId: string; action: string },
 ): Promise<void> {
   const p = actor.kind === 'principal' ? actor.principal : undefined;
-  await trx
-    .insertInto('audit_log')
-    .values({
+  const record: Insertable<AuditLogTable> = {
       env: a.env,
       developer_id: a.developerId,
       actor_client_id: p?.clientId ?? null,
@@ -63,6 +62,7 @@ export async function audit(
       appointment_id: a.appointmentId,
       action: a.action,
       request_id: actor.kind !== 'service' ? (actor.requestId ?? null) : null,
-    })
-    .execute();
+  };
+  if (trx instanceof AuditBuffer) trx.add(record);
+  else await trx.insertInto('audit_log').values(record).execute();
 }

@@ -7,10 +7,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notFound } from '../errors.js';
 import type { Principal } from '../credentials/principal.js';
+import type { AuditBuffer } from './audit-buffer.js';
 import { audit } from './events.js';
 import { visibleAppointments } from './visibility.js';
 
-export async function appointmentParticipants(db: Kysely<Database>, principal: Principal, id: string, opts: { publicBaseUrl: string; requestId?: string }) {
+export async function appointmentParticipants(db: Kysely<Database>, principal: Principal, id: string, opts: { publicBaseUrl: string; requestId?: string; auditBuffer?: AuditBuffer }) {
   const row = await visibleAppointments(db, principal)
     .innerJoin('patients', 'patients.id', 'appointments.patient_id')
     .select([
@@ -27,7 +28,7 @@ export async function appointmentParticipants(db: Kysely<Database>, principal: P
     .where('appointment_id', '=', id)
     .orderBy('created_at')
     .execute();
-  await audit(db, { kind: 'principal', principal, ...(opts.requestId ? { requestId: opts.requestId } : {}) }, {
+  await audit(opts.auditBuffer ?? db, { kind: 'principal', principal, ...(opts.requestId ? { requestId: opts.requestId } : {}) }, {
     env: row.env, developerId: row.developer_id, appointmentId: id, action: 'read_participants',
   });
   return {

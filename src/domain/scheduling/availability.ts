@@ -12,6 +12,7 @@
  *   now?: Date,                             // default: new Date()
  *   ignoreHolds?: boolean,                  // true: the schedule alone (booking checks use this)
  *   stopAfter?: number,                     // stop a provider-location after this many slots (summaries)
+ *   clock?: LocalClock,                     // share conversions across calls (e.g. one per app)
  * }): Promise<Map<string, ProviderLocationAvailability>>
  * ```
  *
@@ -64,6 +65,8 @@ export interface AvailabilityQuery {
   now?: Date;
   ignoreHolds?: boolean;
   stopAfter?: number;
+  /** A shared memo of local-time conversions (deterministic, so safe to reuse across requests). */
+  clock?: LocalClock;
 }
 
 function overlapsHold(holds: [number, number][] | undefined, start: number, end: number): boolean {
@@ -77,10 +80,18 @@ function overlapsHold(holds: [number, number][] | undefined, start: number, end:
 
 /** Bookable slots per provider-location; see the module comment for the rules and the signature. */
 export async function computeAvailability(db: Kysely<Database>, q: AvailabilityQuery): Promise<Map<string, ProviderLocationAvailability>> {
-  const now = q.now ?? new Date();
-  const clock = new LocalClock();
   const all = await loadProviderLocations(db, q.env, [...new Set(q.providerLocationIds)]);
-  const pls = new Map([...all].filter(([, p]) => p.active));
+  return availabilityOf(db, new Map([...all].filter(([, p]) => p.active)), q);
+}
+
+/** `computeAvailability` for provider-locations already loaded (active ones). */
+async function availabilityOf(
+  db: Kysely<Database>,
+  pls: Map<string, ProviderLocationContext>,
+  q: Omit<AvailabilityQuery, 'providerLocationIds'>,
+): Promise<Map<string, ProviderLocationAvailability>> {
+  const now = q.now ?? new Date();
+  const clock = q.clock ?? new LocalClock();
   const out = new Map<string, ProviderLocationAvailability>();
   if (pls.size === 0) return out;
 
@@ -151,11 +162,12 @@ function slotsFor(pl: ProviderLocationContext, data: ScheduleData, clock: LocalC
   const out: Timeslot[] = [];
   const seen = new Set<string>();
 
+  const durMs = new Map([...durations].map(([r, d]) => [r, minutesMs(d)]));
   const offer = (startMs: number, reason: string, dur: number, offset?: number): void => {
     if (startMs <= o.nowMs || startMs > o.horizonMs) return;
     const key = `${startMs}|${reason}`;
     if (seen.has(key)) return;
-    if (overlapsHold(holds, startMs, startMs + minutesMs(dur))) return;
+    if (holds && overlapsHold(holds, startMs, startMs + durMs.get(reason)!)) return;
     seen.add(key);
     out.push({ startMs, startTime: clock.format(zone, startMs, offset), visitReasonId: reason, durationMinutes: dur });
   };
@@ -166,13 +178,16 @@ function slotsFor(pl: ProviderLocationContext, data: ScheduleData, clock: LocalC
     const { weekday } = clock.day(date);
     for (const b of blocks) {
       if (b.weekday !== weekday) continue;
-      const blockStart = clock.instant(zone, date, b.startMin);
-      const blockEnd = clock.instant(zone, date, b.endMin);
-      const startOffset = clock.offsetAt(zone, blockStart);
-      const constant = startOffset === clock.offsetAt(zone, blockEnd);
+      const startPoint = clock.point(zone, date, b.startMin);
+      const endPoint = clock.point(zone, date, b.endMin);
+      const blockStart = startPoint.ms;
+      const blockEnd = endPoint.ms;
+      const startOffset = startPoint.offset;
+      // Same offset at both ends: no daylight-saving change inside the block.
+      const constant = startOffset === endPoint.offset;
       for (const [reason, dur] of durations) {
         if (b.visitReasonIds && !b.visitReasonIds.includes(reason)) continue;
-        const step = minutesMs(dur);
+        const step = durMs.get(reason)!;
         for (let s = blockStart; s + step <= blockEnd; s += step) offer(s, reason, dur, constant ? startOffset : undefined);
       }
     }
@@ -200,14 +215,14 @@ export async function isScheduledStart(
 ): Promise<boolean> {
   const clock = new LocalClock();
   const date = clock.localDate(input.pl.timeZone, input.startMs);
-  const res = await computeAvailability(db, {
+  const res = await availabilityOf(db, new Map([[input.pl.id, input.pl]]), {
     env: input.env,
-    providerLocationIds: [input.pl.id],
     visitReasonId: input.visitReasonId,
     patientType: input.patientType,
     from: date,
     to: date,
     ignoreHolds: true,
+    clock,
     ...(input.now ? { now: input.now } : {}),
   });
   return !!res.get(input.pl.id)?.slots.some((s) => s.startMs === input.startMs);
@@ -220,10 +235,10 @@ export async function isScheduledStart(
  */
 export async function firstAvailability(
   db: Kysely<Database>,
-  input: { env: Env; providerLocationIds: string[]; visitReasonId?: string; patientType: PatientType; from?: string; now?: Date; days?: number },
+  input: { env: Env; providerLocationIds: string[]; visitReasonId?: string; patientType: PatientType; from?: string; now?: Date; days?: number; clock?: LocalClock },
 ): Promise<Map<string, Timeslot>> {
   const now = input.now ?? new Date();
-  const clock = new LocalClock();
+  const clock = input.clock ?? new LocalClock();
   const days = input.days ?? 90;
   const found = new Map<string, Timeslot>();
   let pending = [...new Set(input.providerLocationIds)];
@@ -255,6 +270,7 @@ export async function firstAvailability(
         to,
         now,
         stopAfter: 1,
+        clock,
         ...(input.visitReasonId ? { visitReasonId: input.visitReasonId } : {}),
       });
       for (const [id, a] of res) {

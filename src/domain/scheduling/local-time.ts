@@ -29,18 +29,32 @@ export function wallMinutes(hhmmss: string): number {
   return t.hour * 60 + t.minute;
 }
 
-/** A memoising local-time converter; make one per computation (no module-level state). */
+/**
+ * A memoising local-time converter (no module-level state): make one per computation, or keep one per
+ * application to share conversions across requests; each memo is bounded (cleared past `maxEntries`).
+ */
 export class LocalClock {
-  private readonly instants = new Map<string, number>();
+  constructor(private readonly maxEntries = 200_000) {}
+
+  private readonly instants = new Map<string, { ms: number; offset: number }>();
+  private readonly formatted = new Map<string, string>();
   private readonly days = new Map<string, { weekday: number; next: string }>();
   private readonly fixed = new Map<number, Zone>();
 
   /** The instant of local `date` at `minute` after midnight in `zone` (gap times move forward, Luxon rule). */
   instant(zone: string, date: string, minute: number): number {
+    return this.point(zone, date, minute).ms;
+  }
+
+  /** The instant and the zone's UTC offset (minutes) at local `date` `minute`; memoised. */
+  point(zone: string, date: string, minute: number): { ms: number; offset: number } {
     const key = `${zone}|${date}|${minute}`;
     let v = this.instants.get(key);
     if (v === undefined) {
-      v = DateTime.fromISO(date, { zone }).set({ hour: Math.floor(minute / 60), minute: minute % 60 }).toMillis();
+      const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+      const d = DateTime.fromObject({ year, month, day, hour: Math.floor(minute / 60), minute: minute % 60 }, { zone });
+      v = { ms: d.toMillis(), offset: d.offset };
+      if (this.instants.size >= this.maxEntries) this.instants.clear();
       this.instants.set(key, v);
     }
     return v;
@@ -57,6 +71,7 @@ export class LocalClock {
     if (!v) {
       const d = DateTime.fromISO(date, { zone: 'UTC' });
       v = { weekday: d.weekday, next: d.plus({ days: 1 }).toISODate()! };
+      if (this.days.size >= this.maxEntries) this.days.clear();
       this.days.set(date, v);
     }
     return v;
@@ -79,12 +94,19 @@ export class LocalClock {
    * it is already known (constant over a schedule block) to skip the zone lookup.
    */
   format(zone: string, ms: number, knownOffset?: number): string {
-    let z: Zone | string = zone;
-    if (knownOffset !== undefined) {
-      z = this.fixed.get(knownOffset) ?? FixedOffsetZone.instance(knownOffset);
-      this.fixed.set(knownOffset, z);
+    const key = `${knownOffset ?? zone}|${ms}`;
+    let out = this.formatted.get(key);
+    if (out === undefined) {
+      let z: Zone | string = zone;
+      if (knownOffset !== undefined) {
+        z = this.fixed.get(knownOffset) ?? FixedOffsetZone.instance(knownOffset);
+        this.fixed.set(knownOffset, z);
+      }
+      out = DateTime.fromMillis(ms, { zone: z }).toISO({ suppressMilliseconds: true })!;
+      if (this.formatted.size >= this.maxEntries) this.formatted.clear();
+      this.formatted.set(key, out);
     }
-    return DateTime.fromMillis(ms, { zone: z }).toISO({ suppressMilliseconds: true })!;
+    return out;
   }
 
   /** Today's local date in `zone` at instant `now`. */

@@ -25,6 +25,8 @@ export interface ProviderLocationContext {
   /** Visit reasons the provider accepts (interface.md §2.1 `visit_reason_id`). */
   visitReasonIds: string[];
   defaultVisitReasonId: string | null;
+  /** Booking requirements, e.g. `patient.insurance` (interface.md §2.5 `booking_requirements`). */
+  requiredFields: string[];
 }
 
 export interface WeeklyBlock {
@@ -53,19 +55,42 @@ export interface ScheduleData {
   holds: Map<string, [number, number][]>;
 }
 
-/** Provider-location contexts (active or not) for `ids`. */
-export async function loadProviderLocations(db: Kysely<Database>, env: Env, ids: string[]): Promise<Map<string, ProviderLocationContext>> {
+/**
+ * Provider-location contexts (active or not) for `ids`; with `developerId`, only those in that
+ * developer's directory (interface.md §1).
+ */
+export async function loadProviderLocations(
+  db: Kysely<Database>,
+  env: Env,
+  ids: string[],
+  opts: { developerId?: string } = {},
+): Promise<Map<string, ProviderLocationContext>> {
   const out = new Map<string, ProviderLocationContext>();
   if (ids.length === 0) return out;
-  const rows = await db
+  let q = db
     .selectFrom('provider_locations as pl')
     .innerJoin('providers as p', (j) => j.onRef('p.env', '=', 'pl.env').onRef('p.id', '=', 'pl.provider_id'))
     .innerJoin('locations as l', (j) => j.onRef('l.env', '=', 'pl.env').onRef('l.id', '=', 'pl.location_id'))
     .where('pl.env', '=', env)
-    .where('pl.id', 'in', ids)
+    .where('pl.id', 'in', ids);
+  if (opts.developerId) {
+    const developerId = opts.developerId;
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('developer_provider_locations as dpl')
+          .select('dpl.provider_location_id')
+          .whereRef('dpl.env', '=', 'pl.env')
+          .whereRef('dpl.provider_location_id', '=', 'pl.id')
+          .where('dpl.developer_id', '=', developerId),
+      ),
+    );
+  }
+  const rows = await q
     .select([
       'pl.id', 'pl.provider_id', 'pl.location_id', 'p.practice_id', 'l.time_zone', 'pl.active', 'pl.confirmation_type', 'pl.visit_type',
       'pl.is_provider_resource', 'l.phone_number', 'l.phone_extension', 'p.visit_reason_ids', 'p.default_visit_reason_id',
+      'pl.required_fields',
     ])
     .execute();
   for (const r of rows) {
@@ -84,6 +109,7 @@ export async function loadProviderLocations(db: Kysely<Database>, env: Env, ids:
       locationPhoneExtension: r.phone_extension,
       visitReasonIds: reasons,
       defaultVisitReasonId: r.default_visit_reason_id,
+      requiredFields: r.required_fields,
     });
   }
   return out;

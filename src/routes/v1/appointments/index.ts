@@ -11,6 +11,7 @@ import type { AppointmentStatus } from '../../../db/schema.js';
 import { cancelAppointment } from '../../../domain/appointments/cancel.js';
 import { confirmAppointment } from '../../../domain/appointments/confirm.js';
 import { createAppointment } from '../../../domain/appointments/create.js';
+import { AuditBuffer } from '../../../domain/appointments/audit-buffer.js';
 import { audit } from '../../../domain/appointments/events.js';
 import { LIST_CAP, listAppointments, type ListFilter } from '../../../domain/appointments/list.js';
 import { appointmentParticipants } from '../../../domain/appointments/participants.js';
@@ -46,6 +47,9 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   const read = app.guard({ scope: 'external.appointment.read' });
   const write = app.guard({ scope: 'external.appointment.write' });
   const base = config.publicBaseUrl;
+  // Read audit records are batched (one INSERT per 50 ms), flushed when the app closes.
+  const auditReads = new AuditBuffer(db, { onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'read audit flush failed') });
+  app.addHook('onClose', async () => auditReads.close());
 
   app.post(
     '/v1/appointments',
@@ -126,7 +130,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       const p = principalOf(req);
       const row = await findVisible(db, p, req.params.appointment_id);
       if (!row) throw notFound(`appointment ${req.params.appointment_id} not found`, 'appointment_id');
-      await audit(db, { kind: 'principal', principal: p, requestId: String(req.id) }, {
+      await audit(auditReads, { kind: 'principal', principal: p, requestId: String(req.id) }, {
         env: row.env, developerId: row.developer_id, appointmentId: row.id, action: 'read',
       });
       return { request_id: String(req.id), data: fullRecord(row, base) };
@@ -146,7 +150,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
     },
     async (req) => ({
       request_id: String(req.id),
-      data: await appointmentParticipants(db, principalOf(req), req.params.appointment_id, { publicBaseUrl: base, ...rid(req) }),
+      data: await appointmentParticipants(db, principalOf(req), req.params.appointment_id, { publicBaseUrl: base, auditBuffer: auditReads, ...rid(req) }),
     }),
   );
 

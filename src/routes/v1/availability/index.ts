@@ -47,6 +47,8 @@ const AvailabilityResponse = Type.Object({
 const slotOut = (s: Timeslot) => ({ start_time: s.startTime, visit_reason_id: s.visitReasonId });
 
 export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps> = async (app, { config, db }) => {
+  // One memo of local-time conversions per application (bounded), shared by its requests.
+  const sharedClock = new LocalClock();
   app.get(
     '/v1/provider_locations/availability',
     {
@@ -109,6 +111,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
         visitReasonId: q.visit_reason_id,
         patientType: q.patient_type,
         now,
+        clock: sharedClock,
         ...(start ? { from: start } : {}),
         ...(end ? { to: end } : {}),
       });
@@ -121,6 +124,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
             visitReasonId: q.visit_reason_id,
             patientType: q.patient_type,
             now,
+            clock: sharedClock,
             ...(result.get(empty[0]!) ? { from: clock.addDays(result.get(empty[0]!)!.to, 1) } : {}),
           })
         : new Map<string, Timeslot>();
