@@ -56,6 +56,8 @@ async function ensureDirectory(db: Db, env: Env, developerId: string, target: nu
   if (Number(n) >= target * 0.9) return;
   const doc = generateDirectory(Math.ceil(target / 1.25), SEED);
   await db.transaction().execute((trx) => writeDirectory(trx, env, doc, { developerId }));
+  // A directory in service has planner statistics; a freshly seeded one needs them now.
+  await sql`ANALYZE`.execute(db);
 }
 
 /** Prepares data and returns the scenarios (paths relative to `baseUrl`). */

@@ -84,8 +84,8 @@ export async function computeAvailability(db: Kysely<Database>, q: AvailabilityQ
   return availabilityOf(db, new Map([...all].filter(([, p]) => p.active)), q);
 }
 
-/** `computeAvailability` for provider-locations already loaded (active ones). */
-async function availabilityOf(
+/** `computeAvailability` for provider-locations already loaded with `loadProviderLocations` (active ones). */
+export async function availabilityOf(
   db: Kysely<Database>,
   pls: Map<string, ProviderLocationContext>,
   q: Omit<AvailabilityQuery, 'providerLocationIds'>,

@@ -82,7 +82,9 @@ export async function loadProviderLocations(
           .select('dpl.provider_location_id')
           .whereRef('dpl.env', '=', 'pl.env')
           .whereRef('dpl.provider_location_id', '=', 'pl.id')
-          .where('dpl.developer_id', '=', developerId),
+          .where('dpl.developer_id', '=', developerId)
+          // Lets the planner look the ids up by primary key whatever its row estimates.
+          .where('dpl.provider_location_id', 'in', ids),
       ),
     );
   }
@@ -130,22 +132,39 @@ export async function loadScheduleData(
   const from = new Date(window.fromMs);
   const to = new Date(window.toMs);
 
-  const durationRows = opts.visitReasonIds.length
-    ? await db
-        .selectFrom('visit_reasons')
-        .select(['id', 'duration_new_minutes', 'duration_existing_minutes'])
-        .where('env', '=', env)
-        .where('id', 'in', opts.visitReasonIds)
-        .execute()
-    : [];
+  // Independent reads, issued together (a pool runs them in parallel; a transaction queues them).
+  const [durationRows, blockRows, pushedRows, holdRows] = await Promise.all([
+    opts.visitReasonIds.length
+      ? db
+          .selectFrom('visit_reasons')
+          .select(['id', 'duration_new_minutes', 'duration_existing_minutes'])
+          .where('env', '=', env)
+          .where('id', 'in', opts.visitReasonIds)
+          .execute()
+      : Promise.resolve([]),
+    db
+      .selectFrom('weekly_schedules')
+      .select(['provider_location_id', 'weekday', 'start_local', 'end_local', 'visit_reason_ids', 'patient_type'])
+      .where('env', '=', env)
+      .where('provider_location_id', 'in', ids)
+      .execute(),
+    db
+      .selectFrom('calendar_timeslots')
+      .select(['provider_id', 'location_id', 'local_date', 'start_utc', 'allowed_visit_reason_ids', 'excluded_visit_reason_ids', 'patient_type'])
+      .where('env', '=', env)
+      .where('provider_id', 'in', providerIds)
+      .where('start_utc', '>=', from)
+      .where('start_utc', '<', to)
+      .execute(),
+    opts.withHolds
+      ? sql<{ provider_id: string; s: Date; e: Date }>`
+          SELECT provider_id, lower(during) AS s, upper(during) AS e
+          FROM appointment_holds
+          WHERE env = ${env} AND provider_id IN (${sql.join(providerIds)}) AND during && tstzrange(${from}, ${to})
+          ORDER BY provider_id, lower(during)`.execute(db).then((r) => r.rows)
+      : Promise.resolve([]),
+  ]);
   for (const r of durationRows) data.durations.set(r.id, { new: r.duration_new_minutes, existing: r.duration_existing_minutes });
-
-  const blockRows = await db
-    .selectFrom('weekly_schedules')
-    .select(['provider_location_id', 'weekday', 'start_local', 'end_local', 'visit_reason_ids', 'patient_type'])
-    .where('env', '=', env)
-    .where('provider_location_id', 'in', ids)
-    .execute();
   for (const r of blockRows) {
     let list = data.blocks.get(r.provider_location_id);
     if (!list) data.blocks.set(r.provider_location_id, (list = []));
@@ -157,15 +176,6 @@ export async function loadScheduleData(
       patientType: r.patient_type,
     });
   }
-
-  const pushedRows = await db
-    .selectFrom('calendar_timeslots')
-    .select(['provider_id', 'location_id', 'local_date', 'start_utc', 'allowed_visit_reason_ids', 'excluded_visit_reason_ids', 'patient_type'])
-    .where('env', '=', env)
-    .where('provider_id', 'in', providerIds)
-    .where('start_utc', '>=', from)
-    .where('start_utc', '<', to)
-    .execute();
   for (const r of pushedRows) {
     const plId = `${r.provider_id}|${r.location_id}`;
     if (!pls.has(plId)) continue;
@@ -179,18 +189,10 @@ export async function loadScheduleData(
       patientType: r.patient_type,
     });
   }
-
-  if (opts.withHolds) {
-    const holdRows = await sql<{ provider_id: string; s: Date; e: Date }>`
-      SELECT provider_id, lower(during) AS s, upper(during) AS e
-      FROM appointment_holds
-      WHERE env = ${env} AND provider_id IN (${sql.join(providerIds)}) AND during && tstzrange(${from}, ${to})
-      ORDER BY provider_id, lower(during)`.execute(db);
-    for (const r of holdRows.rows) {
-      let list = data.holds.get(r.provider_id);
-      if (!list) data.holds.set(r.provider_id, (list = []));
-      list.push([new Date(r.s).getTime(), new Date(r.e).getTime()]);
-    }
+  for (const r of holdRows) {
+    let list = data.holds.get(r.provider_id);
+    if (!list) data.holds.set(r.provider_id, (list = []));
+    list.push([new Date(r.s).getTime(), new Date(r.e).getTime()]);
   }
   return data;
 }

@@ -7,7 +7,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
-import { computeAvailability, firstAvailability, type Timeslot } from '../../../domain/scheduling/availability.js';
+import { availabilityOf, firstAvailability, type Timeslot } from '../../../domain/scheduling/availability.js';
+import { loadProviderLocations } from '../../../domain/scheduling/schedule-data.js';
 import { acceptingInsurance } from '../../../domain/scheduling/insurance-filter.js';
 import { isLocalDate, LocalClock } from '../../../domain/scheduling/local-time.js';
 import { principalOf } from '../../../http/auth-guard.js';
@@ -79,21 +80,13 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
       if (end !== undefined && clock.daysBetween(spanFrom, end) > MAX_SPAN_DAYS) {
         throw badRequest('end_date_in_provider_local_time', `must be at most ${MAX_SPAN_DAYS} days after the start date`);
       }
-      const vr = await db.selectFrom('visit_reasons').select('id').where('env', '=', env).where('id', '=', q.visit_reason_id).executeTakeFirst();
-      if (!vr) throw badRequest('visit_reason_id', `unknown visit reason ${q.visit_reason_id}`);
-
       const unique = [...new Set(ids)];
-      const visible = await db
-        .selectFrom('developer_provider_locations as dpl')
-        .innerJoin('provider_locations as pl', (j) => j.onRef('pl.env', '=', 'dpl.env').onRef('pl.id', '=', 'dpl.provider_location_id'))
-        .select('pl.id')
-        .where('dpl.env', '=', env)
-        .where('dpl.developer_id', '=', p.developerId)
-        .where('pl.active', '=', true)
-        .where('pl.id', 'in', unique)
-        .execute();
-      const known = new Set(visible.map((r) => r.id));
-      const missing = unique.filter((id) => !known.has(id));
+      const [vr, loaded] = await Promise.all([
+        db.selectFrom('visit_reasons').select('id').where('env', '=', env).where('id', '=', q.visit_reason_id).executeTakeFirst(),
+        loadProviderLocations(db, env, unique, { developerId: p.developerId }),
+      ]);
+      if (!vr) throw badRequest('visit_reason_id', `unknown visit reason ${q.visit_reason_id}`);
+      const missing = unique.filter((id) => !loaded.get(id)?.active);
       if (missing.length) throw notFound(`provider locations not in your directory: ${missing.join(', ')}`, 'provider_location_ids');
 
       let eligible = unique;
@@ -105,9 +98,8 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
         eligible = unique.filter((id) => ok.has(id));
       }
       const now = new Date();
-      const result = await computeAvailability(db, {
+      const result = await availabilityOf(db, new Map(eligible.map((id) => [id, loaded.get(id)!])), {
         env,
-        providerLocationIds: eligible,
         visitReasonId: q.visit_reason_id,
         patientType: q.patient_type,
         now,
