@@ -42,7 +42,11 @@ function keySpace(p: Principal): string {
 
 function requestHash(req: FastifyRequest): string {
   const body = req.body;
-  const text = body === undefined || body === null ? '' : Buffer.isBuffer(body) ? body.toString('base64') : typeof body === 'string' ? body : stableJson(body);
+  // A body the route reads as a stream (multipart uploads) is not parsed here: its type and length stand in.
+  const text =
+    body === undefined || body === null
+      ? `${req.headers['content-type'] ?? ''};${req.headers['content-length'] ?? ''}`
+      : Buffer.isBuffer(body) ? body.toString('base64') : typeof body === 'string' ? body : stableJson(body);
   return createHash('sha256').update(`${req.method} ${req.url.split('?')[0]}\n${text}`).digest('hex');
 }
 

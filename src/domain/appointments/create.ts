@@ -1,6 +1,6 @@
 /**
  * Booking (interface.md §4.1, §2.1; contracts.md §5, §6): validates the request, checks the start
- * time against the schedule, and in one transaction stores the patient and the appointment, holds
+ * time against the schedule, and in one atomic statement stores the patient and the appointment, holds
  * the time (the database refuses an overlap: 409), and writes the outbox event and the audit record.
  */
 import type { Kysely } from 'kysely';
@@ -12,11 +12,11 @@ import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { isScheduledStart } from '../scheduling/availability.js';
 import { parseOffsetDateTime } from '../scheduling/local-time.js';
 import { loadProviderLocations, type ProviderLocationContext } from '../scheduling/schedule-data.js';
-import { recordChange } from './events.js';
-import { hold } from './holds.js';
+import { auditRecord, outboxRecord } from './events.js';
+import { rangeLiteral } from './holds.js';
 import { patientErrors, type PatientInput } from './patient-rules.js';
 import type { AppointmentRow } from './record.js';
-import { inTransaction, slotTaken } from './transactions.js';
+import { retrying, slotTaken } from './transactions.js';
 
 export interface CreateInput {
   appointment_type: 'providers';
@@ -92,28 +92,38 @@ export async function createAppointment(
   const id = uuid();
   const p = d.patient;
 
-  const row = await inTransaction(db, async (trx) => {
-    const patientId = prefixedId('pa');
-    await trx
-      .insertInto('patients')
-      .values({
-        id: patientId,
-        env: principal.env,
-        developer_id: principal.developerId,
-        created_by_user_id: principal.kind === 'user' ? principal.userId : null,
-        developer_patient_id: p.developer_patient_id ?? null,
-        first_name: p.first_name,
-        last_name: p.last_name,
-        date_of_birth: p.date_of_birth,
-        sex_at_birth: p.sex_at_birth,
-        phone_number: p.phone_number,
-        email_address: p.email_address,
-        address: JSON.stringify(p.patient_address),
-        insurance: p.insurance ? JSON.stringify(p.insurance) : null,
-        gender: p.gender ?? null,
-      })
-      .execute();
-    const inserted = await trx
+  const patientId = prefixedId('pa');
+  const actor = { kind: 'principal' as const, principal, ...(opts.requestId ? { requestId: opts.requestId } : {}) };
+  const change = { env: principal.env, developerId: principal.developerId, appointmentId: id, updateType: 'created' as const, changedAttributes: [], action: 'create' };
+  // One atomic statement: the patient, the appointment, its held time (the no-overlap constraint
+  // refuses a taken time: 409), the outbox event and the audit record (contracts.md §5, §7).
+  const row = await retrying(() =>
+    db
+      .with('patient', (qc) =>
+        qc.insertInto('patients').values({
+          id: patientId,
+          env: principal.env,
+          developer_id: principal.developerId,
+          created_by_user_id: principal.kind === 'user' ? principal.userId : null,
+          developer_patient_id: p.developer_patient_id ?? null,
+          first_name: p.first_name,
+          last_name: p.last_name,
+          date_of_birth: p.date_of_birth,
+          sex_at_birth: p.sex_at_birth,
+          phone_number: p.phone_number,
+          email_address: p.email_address,
+          address: JSON.stringify(p.patient_address),
+          insurance: p.insurance ? JSON.stringify(p.insurance) : null,
+          gender: p.gender ?? null,
+        }),
+      )
+      .with('hold', (qc) =>
+        qc.insertInto('appointment_holds').values({
+          appointment_id: id, kind: 'current', env: principal.env, provider_id: pl!.providerId, during: rangeLiteral(startDate, endDate),
+        }),
+      )
+      .with('event', (qc) => qc.insertInto('outbox_events').values(outboxRecord(actor, change)))
+      .with('audit', (qc) => qc.insertInto('audit_log').values(auditRecord(actor, change)))
       .insertInto('appointments')
       .values({
         id,
@@ -146,21 +156,7 @@ export async function createAppointment(
         evaluate_after: manual || neverEvaluated ? null : now,
       })
       .returningAll()
-      .executeTakeFirstOrThrow();
-    try {
-      await hold(trx, { appointmentId: id, kind: 'current', env: principal.env, providerId: pl!.providerId, start: startDate, end: endDate });
-    } catch (e) {
-      slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time');
-    }
-    await recordChange(trx, { kind: 'principal', principal, ...(opts.requestId ? { requestId: opts.requestId } : {}) }, {
-      env: principal.env,
-      developerId: principal.developerId,
-      appointmentId: id,
-      updateType: 'created',
-      changedAttributes: [],
-      action: 'create',
-    });
-    return inserted;
-  });
+      .executeTakeFirstOrThrow(),
+  ).catch((e: unknown) => slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time'));
   return { ...row, location_phone_number: pl!.locationPhone, location_phone_extension: pl!.locationPhoneExtension };
 }

@@ -8,7 +8,7 @@
  * service moves are written `pending` and are delivered.
  */
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { AuditLogTable, Database, Env } from '../../db/schema.js';
+import type { AuditLogTable, Database, Env, OutboxEventsTable } from '../../db/schema.js';
 import { uuid } from '../../lib/ids.js';
 import { AuditBuffer } from './audit-buffer.js';
 import type { Principal } from '../credentials/principal.js';
@@ -28,22 +28,41 @@ export interface ChangeRecord {
   action: string;
 }
 
-/** Writes the outbox event and the audit record of a change. */
+/** The outbox row of a change: `skipped` when the developer's own call made it (see the module comment). */
+export function outboxRecord(actor: Actor, c: ChangeRecord): Insertable<OutboxEventsTable> {
+  return {
+    id: uuid(),
+    env: c.env,
+    developer_id: c.developerId,
+    appointment_id: c.appointmentId,
+    update_type: c.updateType,
+    changed_attributes: c.changedAttributes,
+    status: actor.kind === 'principal' ? 'skipped' : 'pending',
+  };
+}
+
+/** Writes the outbox event and the audit record of a change (one statement). */
 export async function recordChange(trx: Transaction<Database>, actor: Actor, c: ChangeRecord): Promise<void> {
-  const self = actor.kind === 'principal';
   await trx
-    .insertInto('outbox_events')
-    .values({
-      id: uuid(),
-      env: c.env,
-      developer_id: c.developerId,
-      appointment_id: c.appointmentId,
-      update_type: c.updateType,
-      changed_attributes: c.changedAttributes,
-      status: self ? 'skipped' : 'pending',
-    })
+    .with('event', (qc) => qc.insertInto('outbox_events').values(outboxRecord(actor, c)))
+    .insertInto('audit_log')
+    .values(auditRecord(actor, { env: c.env, developerId: c.developerId, appointmentId: c.appointmentId, action: c.action }))
     .execute();
-  await audit(trx, actor, { env: c.env, developerId: c.developerId, appointmentId: c.appointmentId, action: c.action });
+}
+
+/** The audit row of a read or change. */
+export function auditRecord(actor: Actor, a: { env: Env; developerId: string; appointmentId: string; action: string }): Insertable<AuditLogTable> {
+  const p = actor.kind === 'principal' ? actor.principal : undefined;
+  return {
+    env: a.env,
+    developer_id: a.developerId,
+    actor_client_id: p?.clientId ?? null,
+    actor_user_id: p?.kind === 'user' ? p.userId : null,
+    actor_kind: p ? (p.kind === 'user' ? 'user' : 'client') : actor.kind === 'operator' ? 'operator' : 'service',
+    appointment_id: a.appointmentId,
+    action: a.action,
+    request_id: actor.kind !== 'service' ? (actor.requestId ?? null) : null,
+  };
 }
 
 /** Records who read or changed which appointment (never patient data); reads may go through an `AuditBuffer`. */
@@ -52,17 +71,7 @@ export async function audit(
   actor: Actor,
   a: { env: Env; developerId: string; appointmentId: string; action: string },
 ): Promise<void> {
-  const p = actor.kind === 'principal' ? actor.principal : undefined;
-  const record: Insertable<AuditLogTable> = {
-      env: a.env,
-      developer_id: a.developerId,
-      actor_client_id: p?.clientId ?? null,
-      actor_user_id: p?.kind === 'user' ? p.userId : null,
-      actor_kind: p ? (p.kind === 'user' ? 'user' : 'client') : actor.kind === 'operator' ? 'operator' : 'service',
-      appointment_id: a.appointmentId,
-      action: a.action,
-      request_id: actor.kind !== 'service' ? (actor.requestId ?? null) : null,
-  };
+  const record = auditRecord(actor, a);
   if (trx instanceof AuditBuffer) trx.add(record);
   else await trx.insertInto('audit_log').values(record).execute();
 }

@@ -26,6 +26,18 @@ export async function inTransaction<T>(db: Kysely<Database>, fn: (trx: Transacti
   }
 }
 
+/** Runs one atomic statement (or any `fn`), retrying serialization failures and deadlocks. */
+export async function retrying<T>(fn: () => Promise<T>, attempts = 8): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!RETRYABLE.has(sqlState(e) ?? '') || i >= attempts) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(i, 5)));
+    }
+  }
+}
+
 /** Maps a no-overlap violation to 409 with `message`; rethrows anything else. */
 export function slotTaken(e: unknown, message: string, field: string): never {
   if (sqlState(e) === '23P01') throw conflict(message, field);
