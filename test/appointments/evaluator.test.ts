@@ -94,6 +94,19 @@ describe(`evaluator, sandbox fixtures and operator moves (${engineName})`, () =>
     });
   });
 
+  it('parallel passes (several processes) evaluate each appointment exactly once', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await fresh(PL.hnl));
+    const passes = await Promise.all([1, 2, 3].map(() => runEvaluatorOnce(e.t.db, { limit: 4 })));
+    const again = await runEvaluatorOnce(e.t.db);
+    const evaluated = [...passes, again].flatMap((p) => p.evaluated.map((x) => x.appointmentId)).filter((id) => ids.includes(id));
+    expect([...evaluated].sort()).toEqual([...ids].sort());
+    for (const id of ids) {
+      const serviceEvents = (await events(id)).filter((ev) => ev.status === 'pending');
+      expect(serviceEvents).toHaveLength(1);
+    }
+  });
+
   it('startEvaluator runs passes in the background until stopped', async () => {
     const id = await fresh(PL.phx);
     const loop = startEvaluator(e.t.db, { intervalMs: 20 });
