@@ -21,9 +21,9 @@ describe(`Idempotency-Key (${engineName})`, () => {
     const body = createBody(PL.ny, day[0]!.start_time);
     const before = await appointments();
     const first = await post('/v1/appointments', body, 'key-1');
-    expect(first.statusCode).toBe(201);
+    expect(first.statusCode).toBe(200);
     const second = await post('/v1/appointments', body, 'key-1');
-    expect(second.statusCode).toBe(201);
+    expect(second.statusCode).toBe(200);
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.json().data).toEqual(first.json().data);
     expect(second.json().request_id).toBe(second.headers['x-request-id']);
@@ -56,7 +56,7 @@ describe(`Idempotency-Key (${engineName})`, () => {
 
   it('keys are per developer: another developer with the same key is a new request', async () => {
     const other = await post('/v1/appointments', createBody(PL.ny, day[3]!.start_time), 'key-1', e.otherToken);
-    expect(other.statusCode, other.body).toBe(201);
+    expect(other.statusCode, other.body).toBe(200);
     expect(other.headers['idempotent-replayed']).toBeUndefined();
   });
 
@@ -64,7 +64,7 @@ describe(`Idempotency-Key (${engineName})`, () => {
     await e.t.db.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000) }).where('key', '=', 'key-1').where('developer_id', '=', e.dev.developer_id).execute();
     const body = createBody(PL.ny, day[5]!.start_time);
     const res = await post('/v1/appointments', body, 'key-1');
-    expect(res.statusCode, res.body).toBe(201);
+    expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     const stored = await e.t.db.selectFrom('idempotency_keys').select(['expires_at', 'created_at']).where('key', '=', 'key-1').where('developer_id', '=', e.dev.developer_id).executeTakeFirstOrThrow();
     expect(new Date(stored.expires_at).getTime() - new Date(stored.created_at).getTime()).toBeGreaterThan(23.9 * 3600_000);
@@ -80,8 +80,8 @@ describe(`Idempotency-Key (${engineName})`, () => {
         fetch(`${base}/v1/appointments`, { method: 'POST', headers: { ...bearer(e.token), 'content-type': 'application/json', 'idempotency-key': 'parallel' }, body }).then((r) => r.status),
       ),
     );
-    expect(results.every((s) => s === 201 || s === 409)).toBe(true);
-    expect(results.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
+    expect(results.every((s) => s === 200 || s === 409)).toBe(true);
+    expect(results.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
     expect(await appointments()).toBe(before + 1);
   });
 });

@@ -59,12 +59,12 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
         tags,
         summary: 'Book an appointment at a start time the availability endpoint offers',
         body: CreateBody,
-        response: { 201: envelope(CreateFields), ...errorResponses(400, 409) },
+        response: { 200: envelope(CreateFields), ...errorResponses(400, 409) },
       },
     },
     async (req, reply) => {
       const row = await createAppointment(db, principalOf(req), req.body, rid(req));
-      return reply.code(201).send({ request_id: String(req.id), data: createFields(row, base) });
+      return reply.code(200).send({ request_id: String(req.id), data: createFields(row, base) });
     },
   );
 
