@@ -90,6 +90,26 @@ describe(`appointment lifecycle (${engineName})`, () => {
     expect(again.statusCode, again.body).toBe(200);
   });
 
+  it('reschedule may move into time overlapping its own current time (15 minutes later)', async () => {
+    const date = nyDate(20);
+    const put = await e.t.app.inject({
+      method: 'PUT', url: `/v1/providers/pr_hnl/calendar/timeslots?date=${date}`, headers: bearer(e.token),
+      payload: { timeslots: ['09:00', '09:15'].map((t) => ({ provider_id: 'pr_hnl', location_id: 'lo_hnl', start_time: `${date}T${t}`, time_zone: 'Pacific/Honolulu' })) },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const created = await book(e, PL.hnl, `${date}T06:00:00-10:00`, { visit_reason_id: 'pc_t60' });
+    expect(created.statusCode).toBe(400); // not a schedule start
+    const booked = await book(e, PL.hnl, `${date}T09:00:00-10:00`, { visit_reason_id: 'pc_t60' });
+    expect(booked.statusCode, booked.body).toBe(200);
+    const id = booked.json().data.appointment_id;
+    const res = await call('POST', 'reschedule', { appointment_id: id, start_time: `${date}T09:15:00-10:00` });
+    expect(res.statusCode, res.body).toBe(200);
+    await runEvaluatorOnce(e.t.db);
+    expect(await status(id)).toBe('rescheduled');
+    const read = (await e.t.app.inject({ url: `/v1/appointments/${id}`, headers: bearer(e.token) })).json().data;
+    expect(read.start_time).toBe(`${date}T09:15:00-10:00`);
+  });
+
   it('reschedule errors: 400 not offered / bad format, 404 unknown, 409 taken, 409 from a status the table excludes', async () => {
     const id = await fresh();
     expect((await call('POST', 'reschedule', { appointment_id: id, start_time: `${nyDate(5)}T07:00:00-05:00` })).json().errors[0].field).toBe('start_time');
