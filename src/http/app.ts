@@ -22,7 +22,7 @@ import { attachmentRoutes } from '../routes/v1/attachments/index.js';
 import { makeGuard } from './auth-guard.js';
 import { installIdempotency } from './idempotency.js';
 import { createRateLimiter } from './rate-limit.js';
-import { installErrorHandlers } from './error-handler.js';
+import { installErrorHandlers, sendError } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { loggerOptions } from './logger.js';
 import { installMetrics } from './metrics.js';
@@ -50,6 +50,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: 500 },
+    // A URL the router cannot decode, or a path parameter over maxParamLength, fails before any hook
+    // runs: answer it with the §7 body too (found by test/security/fuzz.test.ts).
+    frameworkErrors: (err, req, reply) => {
+      reply.header('x-request-id', req.id).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
+      const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path parameter too long' : err.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : 'invalid request';
+      return sendError(reply, status, 'invalid_request', [{ message }]);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
 

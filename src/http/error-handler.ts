@@ -52,6 +52,11 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return sendError(reply, err.statusCode, 'invalid_request', [{ message: 'invalid request' }]);
     }
+    if (err.code && INPUT_VALUE_SQLSTATES.has(err.code)) {
+      // A value PostgreSQL cannot store or compute with (a NUL character, an out-of-range date or
+      // number) came from the request: the client's error, not a 500 (found by test/security/fuzz.test.ts).
+      return sendError(reply, 400, 'invalid_request', [{ message: 'the request contains a character or value that cannot be processed' }]);
+    }
     if (isDatabaseUnavailable(err)) {
       req.log.error({ err: { message: err.message, code: err.code } }, 'database unavailable');
       return sendError(reply, 503, 'api_error', [{ message: 'service temporarily unavailable' }], { 'retry-after': '5' });
@@ -64,6 +69,13 @@ export function installErrorHandlers(app: FastifyInstance): void {
     sendError(reply, 404, 'invalid_request', [{ message: `no route for ${req.method} ${req.url.split('?')[0]}` }]),
   );
 }
+
+/**
+ * SQLSTATEs of class 22 (data exception) that only a request's value can cause: 22021 invalid byte
+ * sequence (a NUL character in text), 22P05 untranslatable character, 22003 numeric value out of
+ * range, 22008 datetime field overflow.
+ */
+const INPUT_VALUE_SQLSTATES = new Set(['22021', '22P05', '22003', '22008']);
 
 /** Connection-level database failures (server down, restarting): answered 503, not 500. */
 function isDatabaseUnavailable(err: { code?: string; message?: string }): boolean {

@@ -40,6 +40,8 @@ const MULTIPART_ERRORS: Record<string, { field: string; message: string }> = {
   FST_PARTS_LIMIT: { field: 'attachment', message: 'too many parts' },
   FST_FIELDS_LIMIT: { field: 'attachment_type', message: 'too many fields' },
   FST_PROTO_VIOLATION: { field: 'attachment', message: 'malformed multipart body' },
+  // The body ended before the multipart closing boundary (found by test/security/fuzz.test.ts).
+  ERR_STREAM_PREMATURE_CLOSE: { field: 'attachment', message: 'malformed multipart body' },
   FST_INVALID_MULTIPART_CONTENT_TYPE: { field: 'attachment', message: 'the body must be multipart/form-data' },
 };
 
