@@ -208,7 +208,7 @@ describe('fuzzing every operation of /openapi.json', () => {
   let t: TestApp;
   let dev: NewDeveloper;
   let auth: fc.Arbitrary<Record<string, string>>;
-  let ops: Operation[] = [];
+  const ops: Operation[] = [];
   const ids: Record<string, string[]> = {
     provider_location_id: [PL.ny, PL.manual, 'pr_pending|lo_pending'],
     provider_id: ['pr_ny', 'pr_man'],
