@@ -50,7 +50,9 @@ export async function measure(name: string, url: string, s: Omit<Scenario, 'name
     ...(s.bodies ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: s.bodies!() }) }] } : {}),
     connections: s.connections ?? opts.connections,
     duration: opts.seconds,
-    workers: 1,
+    // A worker thread keeps the load generator off the server's thread; per-request bodies need a
+    // function, which cannot cross into a worker, so those scenarios run in-thread.
+    ...(s.bodies ? {} : { workers: 1 }),
   } as autocannon.Options);
   return {
     name,

@@ -8,6 +8,7 @@ import type { Db } from '../src/db/database.js';
 import type { NewDeveloper } from '../src/domain/developers/create-developer.js';
 import { directoryScenarios } from './directory.js';
 import type { Scenario } from './harness.js';
+import { schedulingScenarios } from './scheduling.js';
 
 export interface BenchContext {
   baseUrl: string;
@@ -24,6 +25,9 @@ export async function serviceScenarios(ctx: BenchContext): Promise<Scenario[]> {
     { name: 'GET /healthz', baseline: 'bare', path: '/healthz' },
     { name: 'GET /readyz (database ping)', baseline: 'select', path: '/readyz' },
     { name: 'POST /auth/oauth/token (client credentials)', baseline: 'select', method: 'POST', path: '/auth/oauth/token', body: JSON.stringify({ grant_type: 'client_credentials', client_id: ctx.creds.client_id, client_secret: ctx.creds.client_secret, audience: ctx.config.audience }) },
+    // Scheduling first: it measures on a ~10,000 provider-location directory; the directory
+    // scenarios then grow the directory to ~50,000.
+    ...(await schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db })),
     ...(await directoryScenarios(ctx)),
   ];
 }

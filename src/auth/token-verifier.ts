@@ -24,7 +24,14 @@ export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeySt
   const keys = deps.keys ?? new KeyStore(db, config.appEnv);
   const remote = local ? undefined : createRemoteJWKSet(new URL(`${config.authUrl}/.well-known/jwks.json`));
 
-  const localResolver = async (): Promise<JWTVerifyGetKey> => createLocalJWKSet(await keys.publicJwks());
+  // One local JWK set per loaded key list: jose imports each key once per set, so building a new set
+  // per request would re-import the EC key on every call (it was most of the cost of a read).
+  let cached: { list: unknown; resolver: JWTVerifyGetKey } | undefined;
+  const localResolver = async (): Promise<JWTVerifyGetKey> => {
+    const { keys: list } = await keys.publicJwks();
+    if (cached?.list !== list) cached = { list, resolver: createLocalJWKSet({ keys: list }) };
+    return cached.resolver;
+  };
 
   async function verifySignature(token: string): Promise<JWTPayload> {
     const opts = { issuer: config.authUrl, audience: config.audience, algorithms: [SIGNING_ALG], typ: 'at+jwt' };

@@ -23,7 +23,7 @@ describe('webhooks end to end: only changes the developer did not make, delivere
     await setWebhookEndpoint(e.t.db, { env: 'sandbox', developerId: e.dev.developer_id, url: `http://127.0.0.1:${rxPort}/hook`, key, allowPrivateTargets: false });
     const free = await slots(e, PL.manual, { start: nyDate(2), end: nyDate(2) });
     const booked = await book(e, PL.manual, free[0]!.start_time);
-    expect(booked.statusCode).toBe(201);
+    expect(booked.statusCode).toBe(200);
     const id = booked.json().data.appointment_id;
 
     const moved = await e.t.app.inject({ method: 'POST', url: `/admin/v1/appointments/${id}/transition`, headers: admin, payload: { to: 'confirmed' } });
