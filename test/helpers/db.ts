@@ -21,11 +21,24 @@ export async function freshDatabase(opts: { poolSize?: number } = {}): Promise<D
     const schema = `t_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: testDatabaseUrl });
     await admin.connect();
-    await admin.query('CREATE EXTENSION IF NOT EXISTS btree_gist');
-    await admin.query(`CREATE SCHEMA "${schema}"`);
-    await admin.end();
+    try {
+      // Parallel workers may race to create the extension: the loser's unique violation is harmless.
+      await admin.query('CREATE EXTENSION IF NOT EXISTS btree_gist').catch((e: { code?: string }) => {
+        if (e.code !== '23505') throw e;
+      });
+      await admin.query(`CREATE SCHEMA "${schema}"`);
+    } finally {
+      await admin.end();
+    }
     const handle = await openDatabase({ databaseUrl: testDatabaseUrl, schema, poolSize: opts.poolSize ?? 10 });
-    await migrateToLatest(handle.db);
+    try {
+      await migrateToLatest(handle.db);
+    } catch (e) {
+      // Leave nothing behind: a stray schema would outlive the run.
+      await sql`DROP SCHEMA IF EXISTS ${sql.id(schema)} CASCADE`.execute(handle.db).catch(() => undefined);
+      await handle.close();
+      throw e;
+    }
     return {
       ...handle,
       schema,
