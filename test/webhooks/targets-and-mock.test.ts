@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
-import { sendWebhook } from '../../src/webhooks/send.js';
+import { createServer } from 'node:http';
+import { isRetryable, sendWebhook, WEBHOOK_TIMEOUT_MS } from '../../src/webhooks/send.js';
+import { testPort } from '../helpers/app.js';
 import { checkUrl, classifyAddress, policyFor } from '../../src/webhooks/target-policy.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { bearer, clientToken } from '../helpers/auth.js';
@@ -35,6 +37,24 @@ describe('webhook targets: what production and the sandbox may reach', () => {
     expect(checkUrl('http://127.0.0.1:9/x', sandbox).port).toBe('9');
     expect(() => checkUrl('http://169.254.169.254/latest/meta-data', sandbox)).toThrow(/not allowed/);
     expect(checkUrl('http://127.0.0.1/x', policyFor('production', true)).hostname).toBe('127.0.0.1');
+  });
+
+  it('gives up on a receiver that does not answer in time, and counts that as retryable', async () => {
+    expect(WEBHOOK_TIMEOUT_MS).toBe(5000);
+    const port = testPort();
+    const silent = createServer(() => undefined); // accepts, never answers
+    await new Promise<void>((r) => silent.listen(port, '127.0.0.1', r));
+    try {
+      const started = Date.now();
+      const res = await sendWebhook(`http://127.0.0.1:${port}/hook`, '{}', {}, policyFor('sandbox', false), 300);
+      expect(res.statusCode).toBeNull();
+      expect(res.error).toMatch(/timed out/);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(isRetryable(res)).toBe(true);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
   });
 
   it('checks the resolved address at send time: a name that resolves to loopback is refused in production', async () => {
