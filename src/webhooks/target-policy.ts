@@ -28,6 +28,14 @@ function v4(ip: string): number[] {
 export function classifyAddress(ip: string): 'never' | 'private' | 'public' {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (mapped) return classifyAddress(mapped[1]!);
+  // The same IPv4-mapped address in hex form, as the URL parser writes it (`[::ffff:a9fe:a9fe]` is
+  // 169.254.169.254; found by test/security/owasp.test.ts).
+  const mappedHex = /^(?:0{0,4}:){0,4}:?(?:0{0,4}:)?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
+  if (mappedHex) {
+    const hi = parseInt(mappedHex[1]!, 16);
+    const lo = parseInt(mappedHex[2]!, 16);
+    return classifyAddress(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+  }
   if (isIP(ip) === 4) {
     const [a, b] = v4(ip) as [number, number];
     if (a === 169 && b === 254) return 'never';
