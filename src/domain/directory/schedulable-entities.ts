@@ -4,7 +4,8 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { directoryAvailability, weeklyBlocksAggSql, type PatientTypeAvailability } from './availability-summary.js';
+import { weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
+import { directoryAvailability, type PatientTypeAvailability } from './availability-summary.js';
 import type { DirectoryCaller } from './visible.js';
 
 export const SCHEDULE_TYPES = ['provider_location'] as const;

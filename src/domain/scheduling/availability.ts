@@ -1,5 +1,8 @@
 /**
- * Bookable start times (interface.md §4.16 availability, contracts.md §4 and §5).
+ * Bookable start times (interface.md §4.16 availability, contracts.md §4 and §5): the one slot
+ * computation of the service. The availability endpoint, booking checks, the evaluator and the
+ * directory's summaries (`src/domain/directory/availability-summary.ts`) all use `walkSlots`, so
+ * they cannot disagree.
  *
  * ```ts
  * computeAvailability(db: Kysely<Database>, {
@@ -11,7 +14,7 @@
  *   to?: string,                            // inclusive; default: from + 7 days
  *   now?: Date,                             // default: new Date()
  *   ignoreHolds?: boolean,                  // true: the schedule alone (booking checks use this)
- *   stopAfter?: number,                     // stop a provider-location after this many slots (summaries)
+ *   stopAfter?: number,                     // stop a provider-location after this many slots
  *   clock?: LocalClock,                     // share conversions across calls (e.g. one per app)
  * }): Promise<Map<string, ProviderLocationAvailability>>
  * ```
@@ -24,18 +27,40 @@
  * patient type means both). A slot `[start, start + duration)` is offered when it starts after
  * `now`, within 150 days, the provider accepts the visit reason, and it overlaps none of the
  * provider's held time (any location). Start times are rendered with the provider's own UTC offset.
+ *
+ * The core, `walkSlots`, works on loaded data (`loadScheduleData`) and yields one local day at a
+ * time, so a caller that needs only the first slots (first availability, directory summaries) stops
+ * walking as soon as its answer is known. It formats nothing: `formatSlot` renders a start time.
  */
 import type { Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 import { LocalClock, minutesMs } from './local-time.js';
-import { loadProviderLocations, loadScheduleData, type PatientType, type ProviderLocationContext, type ScheduleData } from './schedule-data.js';
+import {
+  loadProviderLocations,
+  loadScheduleData,
+  type PatientType,
+  type PushedSlot,
+  type ScheduleData,
+  type SlotSource,
+  type WeeklyBlock,
+} from './schedule-data.js';
 
 export type { PatientType } from './schedule-data.js';
 
 /** Nothing is offered beyond this many days ahead (contracts.md §4). */
 export const HORIZON_DAYS = 150;
 /** Longest visit reason duration the schema admits, in minutes (holds are loaded this far past the window). */
-const MAX_DURATION_MINUTES = 480;
+export const MAX_DURATION_MINUTES = 480;
+
+/** A bookable slot as computed (no text). */
+export interface Slot {
+  /** Epoch milliseconds of the start. */
+  startMs: number;
+  /** The zone's UTC offset (minutes) at the start when already known (a block without a DST change); else undefined. */
+  offset: number | undefined;
+  visitReasonId: string;
+  durationMinutes: number;
+}
 
 export interface Timeslot {
   /** Epoch milliseconds of the start. */
@@ -44,6 +69,15 @@ export interface Timeslot {
   startTime: string;
   visitReasonId: string;
   durationMinutes: number;
+}
+
+/** The slots of one local date of a provider-location, sorted by start then visit reason. */
+export interface DaySlots {
+  /** Local date in the provider-location's zone. */
+  date: string;
+  /** The day's first instant. */
+  startMs: number;
+  slots: Slot[];
 }
 
 export interface ProviderLocationAvailability {
@@ -69,6 +103,30 @@ export interface AvailabilityQuery {
   clock?: LocalClock;
 }
 
+/** What `walkSlots` walks. */
+export interface SlotWalk {
+  /** First and last local date (inclusive) in the provider-location's zone. */
+  from: string;
+  to: string;
+  patientType: PatientType;
+  /** Only this visit reason; omitted: every visit reason the provider accepts. */
+  visitReasonId?: string | undefined;
+  /** Slots must start after this instant … */
+  nowMs: number;
+  /** … and at or before this one (days starting after it are not walked). */
+  lastStartMs: number;
+  /** True: the schedule alone, held time ignored. */
+  ignoreHolds?: boolean;
+  /**
+   * For visit reasons other than this one, only the first free start of each schedule block is
+   * yielded (pushed slots are all yielded). For callers that need every slot of one visit reason
+   * and only the first slot of the others (directory summaries); it saves most of the work.
+   */
+  firstOfBlockExcept?: string | undefined;
+  /** Asked before each day is computed; true ends the walk (early stopping). */
+  stopBefore?: (day: { date: string; startMs: number }) => boolean;
+}
+
 function overlapsHold(holds: [number, number][] | undefined, start: number, end: number): boolean {
   if (!holds) return false;
   for (const [s, e] of holds) {
@@ -76,6 +134,93 @@ function overlapsHold(holds: [number, number][] | undefined, start: number, end:
     if (e > start) return true;
   }
   return false;
+}
+
+const bySlotOrder = (a: Slot, b: Slot): number =>
+  a.startMs - b.startMs || (a.visitReasonId < b.visitReasonId ? -1 : a.visitReasonId > b.visitReasonId ? 1 : 0);
+
+/**
+ * The one slot computation: the bookable slots of provider-location `pl` (its data loaded into
+ * `data` by `loadScheduleData` over a window covering the walk), one local day at a time from
+ * `walk.from` to `walk.to`. Each yielded day holds that date's slots, deduplicated and sorted by
+ * start then visit reason. Stop consuming (or return true from `walk.stopBefore`) to stop early.
+ */
+export function* walkSlots(pl: SlotSource, data: ScheduleData, clock: LocalClock, walk: SlotWalk): Generator<DaySlots> {
+  const pt = walk.patientType;
+  const reasons = walk.visitReasonId ? (pl.visitReasonIds.includes(walk.visitReasonId) ? [walk.visitReasonId] : []) : pl.visitReasonIds;
+  const durations: { reason: string; minutes: number; stepMs: number; all: boolean }[] = [];
+  for (const r of reasons) {
+    const d = data.durations.get(r)?.[pt];
+    if (d) durations.push({ reason: r, minutes: d, stepMs: clock.durationMs(d), all: walk.firstOfBlockExcept === undefined || walk.firstOfBlockExcept === r });
+  }
+  if (durations.length === 0) return;
+  // Blocks by ISO weekday; pushed slots by local date.
+  const blocksByWeekday: WeeklyBlock[][] = [[], [], [], [], [], [], [], []];
+  let anyBlock = false;
+  for (const b of data.blocks.get(pl.id) ?? []) {
+    if (b.patientType !== null && b.patientType !== pt) continue;
+    blocksByWeekday[b.weekday]?.push(b);
+    anyBlock = true;
+  }
+  const pushedByDate = new Map<string, PushedSlot[]>();
+  for (const p of data.pushed.get(pl.id) ?? []) {
+    if (p.patientType !== null && p.patientType !== pt) continue;
+    let list = pushedByDate.get(p.localDate);
+    if (!list) pushedByDate.set(p.localDate, (list = []));
+    list.push(p);
+  }
+  if (!anyBlock && pushedByDate.size === 0) return;
+  const holds = walk.ignoreHolds ? undefined : data.holds.get(pl.providerId);
+  const zone = pl.timeZone;
+  const { nowMs, lastStartMs } = walk;
+
+  for (let date = walk.from; date <= walk.to; date = clock.day(date).next) {
+    const dayStart = clock.startOfDay(zone, date);
+    if (dayStart > lastStartMs) return;
+    if (walk.stopBefore?.({ date, startMs: dayStart })) return;
+    const slots: Slot[] = [];
+    for (const b of blocksByWeekday[clock.day(date).weekday]!) {
+      const startPoint = clock.point(zone, date, b.startMin);
+      const endPoint = clock.point(zone, date, b.endMin);
+      const blockEnd = endPoint.ms;
+      // Same offset at both ends: no daylight-saving change inside the block.
+      const offset = startPoint.offset === endPoint.offset ? startPoint.offset : undefined;
+      for (const d of durations) {
+        if (b.visitReasonIds && !b.visitReasonIds.includes(d.reason)) continue;
+        for (let s = startPoint.ms; s + d.stepMs <= blockEnd; s += d.stepMs) {
+          if (s <= nowMs || s > lastStartMs || (holds && overlapsHold(holds, s, s + d.stepMs))) continue;
+          slots.push({ startMs: s, offset, visitReasonId: d.reason, durationMinutes: d.minutes });
+          if (!d.all) break;
+        }
+      }
+    }
+    for (const p of pushedByDate.get(date) ?? []) {
+      if (p.startMs <= nowMs || p.startMs > lastStartMs) continue;
+      for (const d of durations) {
+        if (p.excluded?.includes(d.reason)) continue;
+        if (p.allowed && p.allowed.length > 0 && !p.allowed.includes(d.reason)) continue;
+        if (holds && overlapsHold(holds, p.startMs, p.startMs + d.stepMs)) continue;
+        slots.push({ startMs: p.startMs, offset: undefined, visitReasonId: d.reason, durationMinutes: d.minutes });
+      }
+    }
+    if (slots.length > 1) {
+      slots.sort(bySlotOrder);
+      // Overlapping blocks or a pushed slot at a scheduled time offer one (start, reason) once.
+      let w = 1;
+      for (let i = 1; i < slots.length; i++) {
+        const s = slots[i]!;
+        const prev = slots[w - 1]!;
+        if (s.startMs !== prev.startMs || s.visitReasonId !== prev.visitReasonId) slots[w++] = s;
+      }
+      slots.length = w;
+    }
+    yield { date, startMs: dayStart, slots };
+  }
+}
+
+/** A slot with its start time rendered in the provider's own offset. */
+export function formatSlot(clock: LocalClock, zone: string, s: Slot): Timeslot {
+  return { startMs: s.startMs, startTime: clock.format(zone, s.startMs, s.offset), visitReasonId: s.visitReasonId, durationMinutes: s.durationMinutes };
 }
 
 /** Bookable slots per provider-location; see the module comment for the rules and the signature. */
@@ -87,7 +232,7 @@ export async function computeAvailability(db: Kysely<Database>, q: AvailabilityQ
 /** `computeAvailability` for provider-locations already loaded with `loadProviderLocations` (active ones). */
 export async function availabilityOf(
   db: Kysely<Database>,
-  pls: Map<string, ProviderLocationContext>,
+  pls: Map<string, SlotSource>,
   q: Omit<AvailabilityQuery, 'providerLocationIds'>,
 ): Promise<Map<string, ProviderLocationAvailability>> {
   const now = q.now ?? new Date();
@@ -96,112 +241,46 @@ export async function availabilityOf(
   if (pls.size === 0) return out;
 
   // Per provider-location local window, and the UTC window covering all of them.
-  const windows = new Map<string, { from: string; to: string; fromMs: number; toMs: number }>();
+  const windows = new Map<string, { from: string; to: string }>();
   let minMs = Infinity;
   let maxMs = -Infinity;
   for (const pl of pls.values()) {
     const from = q.from ?? clock.today(pl.timeZone, now);
     const to = q.to ?? clock.addDays(from, 7);
-    const fromMs = clock.startOfDay(pl.timeZone, from);
-    const toMs = clock.startOfDay(pl.timeZone, clock.day(to).next);
-    windows.set(pl.id, { from, to, fromMs, toMs });
-    minMs = Math.min(minMs, fromMs);
-    maxMs = Math.max(maxMs, toMs);
+    windows.set(pl.id, { from, to });
+    minMs = Math.min(minMs, clock.startOfDay(pl.timeZone, from));
+    maxMs = Math.max(maxMs, clock.startOfDay(pl.timeZone, clock.day(to).next));
   }
-  const reasons = q.visitReasonId ? [q.visitReasonId] : [...new Set([...pls.values()].flatMap((p) => p.visitReasonIds))];
   const data = await loadScheduleData(
     db,
     q.env,
     pls,
     { fromMs: minMs, toMs: maxMs + minutesMs(MAX_DURATION_MINUTES) },
-    { withHolds: !q.ignoreHolds, visitReasonIds: reasons },
+    { withHolds: !q.ignoreHolds, visitReasonIds: reasonsOf(pls, q.visitReasonId) },
   );
   const nowMs = now.getTime();
-  const horizonMs = nowMs + minutesMs(HORIZON_DAYS * 24 * 60);
+  const lastStartMs = nowMs + minutesMs(HORIZON_DAYS * 24 * 60);
   for (const pl of pls.values()) {
     const w = windows.get(pl.id)!;
-    const slots = slotsFor(pl, data, clock, {
-      from: w.from,
-      to: w.to,
+    const slots: Timeslot[] = [];
+    const walk = walkSlots(pl, data, clock, {
+      ...w,
       visitReasonId: q.visitReasonId,
       patientType: q.patientType,
       nowMs,
-      horizonMs,
+      lastStartMs,
       ignoreHolds: !!q.ignoreHolds,
-      stopAfter: q.stopAfter,
+      ...(q.stopAfter !== undefined ? { stopBefore: () => slots.length >= q.stopAfter! } : {}),
     });
-    out.set(pl.id, { providerLocationId: pl.id, timeZone: pl.timeZone, from: w.from, to: w.to, slots });
+    for (const day of walk) for (const s of day.slots) slots.push(formatSlot(clock, pl.timeZone, s));
+    out.set(pl.id, { providerLocationId: pl.id, timeZone: pl.timeZone, ...w, slots: q.stopAfter !== undefined ? slots.slice(0, q.stopAfter) : slots });
   }
   return out;
 }
 
-interface SlotOptions {
-  from: string;
-  to: string;
-  visitReasonId: string | undefined;
-  patientType: PatientType;
-  nowMs: number;
-  horizonMs: number;
-  ignoreHolds: boolean;
-  stopAfter: number | undefined;
-}
-
-/** Slots of one provider-location over local dates `from..to`, sorted by start then visit reason. */
-function slotsFor(pl: ProviderLocationContext, data: ScheduleData, clock: LocalClock, o: SlotOptions): Timeslot[] {
-  const reasons = o.visitReasonId ? (pl.visitReasonIds.includes(o.visitReasonId) ? [o.visitReasonId] : []) : pl.visitReasonIds;
-  const durations = new Map<string, number>();
-  for (const r of reasons) {
-    const d = data.durations.get(r)?.[o.patientType];
-    if (d) durations.set(r, d);
-  }
-  if (durations.size === 0) return [];
-  const blocks = (data.blocks.get(pl.id) ?? []).filter((b) => b.patientType === null || b.patientType === o.patientType);
-  const pushed = (data.pushed.get(pl.id) ?? []).filter((s) => s.patientType === null || s.patientType === o.patientType);
-  const holds = o.ignoreHolds ? undefined : data.holds.get(pl.providerId);
-  const zone = pl.timeZone;
-  const out: Timeslot[] = [];
-  const seen = new Set<string>();
-
-  const durMs = new Map([...durations].map(([r, d]) => [r, minutesMs(d)]));
-  const offer = (startMs: number, reason: string, dur: number, offset?: number): void => {
-    if (startMs <= o.nowMs || startMs > o.horizonMs) return;
-    const key = `${startMs}|${reason}`;
-    if (seen.has(key)) return;
-    if (holds && overlapsHold(holds, startMs, startMs + durMs.get(reason)!)) return;
-    seen.add(key);
-    out.push({ startMs, startTime: clock.format(zone, startMs, offset), visitReasonId: reason, durationMinutes: dur });
-  };
-
-  for (const date of clock.dates(o.from, o.to)) {
-    if (clock.startOfDay(zone, date) > o.horizonMs) break;
-    if (o.stopAfter !== undefined && out.length >= o.stopAfter) break;
-    const { weekday } = clock.day(date);
-    for (const b of blocks) {
-      if (b.weekday !== weekday) continue;
-      const startPoint = clock.point(zone, date, b.startMin);
-      const endPoint = clock.point(zone, date, b.endMin);
-      const blockStart = startPoint.ms;
-      const blockEnd = endPoint.ms;
-      const startOffset = startPoint.offset;
-      // Same offset at both ends: no daylight-saving change inside the block.
-      const constant = startOffset === endPoint.offset;
-      for (const [reason, dur] of durations) {
-        if (b.visitReasonIds && !b.visitReasonIds.includes(reason)) continue;
-        const step = durMs.get(reason)!;
-        for (let s = blockStart; s + step <= blockEnd; s += step) offer(s, reason, dur, constant ? startOffset : undefined);
-      }
-    }
-    for (const p of pushed) {
-      if (p.localDate !== date) continue;
-      for (const [reason, dur] of durations) {
-        if (p.excluded?.includes(reason)) continue;
-        if (p.allowed && p.allowed.length > 0 && !p.allowed.includes(reason)) continue;
-        offer(p.startMs, reason, dur);
-      }
-    }
-  }
-  out.sort((a, b) => a.startMs - b.startMs || (a.visitReasonId < b.visitReasonId ? -1 : a.visitReasonId > b.visitReasonId ? 1 : 0));
-  return o.stopAfter !== undefined ? out.slice(0, o.stopAfter) : out;
+/** The visit reasons whose durations a computation needs. */
+export function reasonsOf(pls: Map<string, SlotSource>, visitReasonId?: string): string[] {
+  return visitReasonId ? [visitReasonId] : [...new Set([...pls.values()].flatMap((p) => p.visitReasonIds))];
 }
 
 /**
@@ -211,7 +290,7 @@ function slotsFor(pl: ProviderLocationContext, data: ScheduleData, clock: LocalC
  */
 export async function isScheduledStart(
   db: Kysely<Database>,
-  input: { env: Env; pl: ProviderLocationContext; visitReasonId: string; patientType: PatientType; startMs: number; now?: Date },
+  input: { env: Env; pl: SlotSource; visitReasonId: string; patientType: PatientType; startMs: number; now?: Date },
 ): Promise<boolean> {
   const clock = new LocalClock();
   const date = clock.localDate(input.pl.timeZone, input.startMs);
@@ -229,9 +308,10 @@ export async function isScheduledStart(
 }
 
 /**
- * The first bookable slot per provider-location within `days` days of `now` (any visit reason when
- * `visitReasonId` is omitted), for `first_availability` and the directory summaries (interface.md
- * §2.4, §2.5: up to 90 days ahead). Walks a week at a time and stops at the first hit.
+ * The first bookable slot per provider-location from local date `from` (default today) up to
+ * `days` days after today (local dates, inclusive), any visit reason when `visitReasonId` is
+ * omitted: `first_availability` of the availability endpoint. One data load, then each
+ * provider-location's days are walked until the first day with a slot.
  */
 export async function firstAvailability(
   db: Kysely<Database>,
@@ -241,45 +321,38 @@ export async function firstAvailability(
   const clock = input.clock ?? new LocalClock();
   const days = input.days ?? 90;
   const found = new Map<string, Timeslot>();
-  let pending = [...new Set(input.providerLocationIds)];
-  const pls = await loadProviderLocations(db, input.env, pending);
-  // Local start per provider-location; walk in weekly chunks.
-  const starts = new Map(pending.filter((id) => pls.get(id)?.active).map((id) => {
-    const zone = pls.get(id)!.timeZone;
-    const today = clock.today(zone, now);
-    return [id, { from: input.from && input.from > today ? input.from : today, last: clock.addDays(today, days) }];
-  }));
-  pending = [...starts.keys()];
-  for (let chunk = 0; pending.length > 0 && chunk * 7 <= days + 7; chunk++) {
-    const groups = new Map<string, string[]>();
-    for (const id of pending) {
-      const s = starts.get(id)!;
-      const from = clock.addDays(s.from, chunk * 7);
-      if (from > s.last) continue;
-      const key = from;
-      groups.set(key, [...(groups.get(key) ?? []), id]);
-    }
-    if (groups.size === 0) break;
-    for (const [from, ids] of groups) {
-      const to = clock.addDays(from, 6);
-      const res = await computeAvailability(db, {
-        env: input.env,
-        providerLocationIds: ids,
-        patientType: input.patientType,
-        from,
-        to,
-        now,
-        stopAfter: 1,
-        clock,
-        ...(input.visitReasonId ? { visitReasonId: input.visitReasonId } : {}),
-      });
-      for (const [id, a] of res) {
-        const first = a.slots[0];
-        const last = starts.get(id)!.last;
-        if (first && clock.localDate(a.timeZone, first.startMs) <= last) found.set(id, first);
+  const loaded = await loadProviderLocations(db, input.env, [...new Set(input.providerLocationIds)]);
+  const pls = new Map([...loaded].filter(([, p]) => p.active));
+  const windows = new Map<string, { from: string; to: string }>();
+  let minMs = Infinity;
+  let maxMs = -Infinity;
+  for (const pl of pls.values()) {
+    const today = clock.today(pl.timeZone, now);
+    const w = { from: input.from && input.from > today ? input.from : today, to: clock.addDays(today, days) };
+    if (w.from > w.to) continue;
+    windows.set(pl.id, w);
+    minMs = Math.min(minMs, clock.startOfDay(pl.timeZone, w.from));
+    maxMs = Math.max(maxMs, clock.startOfDay(pl.timeZone, clock.day(w.to).next));
+  }
+  if (windows.size === 0) return found;
+  const data = await loadScheduleData(
+    db,
+    input.env,
+    pls,
+    { fromMs: minMs, toMs: maxMs + minutesMs(MAX_DURATION_MINUTES) },
+    { withHolds: true, visitReasonIds: reasonsOf(pls, input.visitReasonId) },
+  );
+  const nowMs = now.getTime();
+  const lastStartMs = nowMs + minutesMs(HORIZON_DAYS * 24 * 60);
+  for (const [id, w] of windows) {
+    const pl = pls.get(id)!;
+    for (const day of walkSlots(pl, data, clock, { ...w, visitReasonId: input.visitReasonId, patientType: input.patientType, nowMs, lastStartMs })) {
+      const first = day.slots[0];
+      if (first) {
+        found.set(id, formatSlot(clock, pl.timeZone, first));
+        break;
       }
     }
-    pending = pending.filter((id) => !found.has(id));
   }
   return found;
 }

@@ -23,10 +23,9 @@ export function minutesMs(n: number): number {
   return Duration.fromObject({ minutes: n }).toMillis();
 }
 
-/** `HH:MM[:SS]` → minutes after midnight (a wall-clock position, not an instant). */
+/** `HH:MM[:SS]` → minutes after midnight (a wall-clock position, not an instant; plain parsing, it runs per schedule block). */
 export function wallMinutes(hhmmss: string): number {
-  const t = DateTime.fromISO(hhmmss.length === 5 ? `${hhmmss}:00` : hhmmss, { zone: 'UTC' });
-  return t.hour * 60 + t.minute;
+  return Number(hhmmss.slice(0, 2)) * 60 + Number(hhmmss.slice(3, 5));
 }
 
 /**
@@ -36,10 +35,13 @@ export function wallMinutes(hhmmss: string): number {
 export class LocalClock {
   constructor(private readonly maxEntries = 200_000) {}
 
-  private readonly instants = new Map<string, { ms: number; offset: number }>();
+  /** zone → date → minute → instant: nested maps, so a lookup builds no key string (it runs per block per day). */
+  private readonly instants = new Map<string, Map<string, Map<number, { ms: number; offset: number }>>>();
+  private instantCount = 0;
   private readonly formatted = new Map<string, string>();
   private readonly days = new Map<string, { weekday: number; next: string }>();
   private readonly fixed = new Map<number, Zone>();
+  private readonly todays = new Map<string, string>();
 
   /** The instant of local `date` at `minute` after midnight in `zone` (gap times move forward, Luxon rule). */
   instant(zone: string, date: string, minute: number): number {
@@ -48,17 +50,32 @@ export class LocalClock {
 
   /** The instant and the zone's UTC offset (minutes) at local `date` `minute`; memoised. */
   point(zone: string, date: string, minute: number): { ms: number; offset: number } {
-    const key = `${zone}|${date}|${minute}`;
-    let v = this.instants.get(key);
+    let byDate = this.instants.get(zone);
+    if (!byDate) this.instants.set(zone, (byDate = new Map()));
+    let byMinute = byDate.get(date);
+    if (!byMinute) byDate.set(date, (byMinute = new Map()));
+    let v = byMinute.get(minute);
     if (v === undefined) {
       const [year, month, day] = date.split('-').map(Number) as [number, number, number];
       const d = DateTime.fromObject({ year, month, day, hour: Math.floor(minute / 60), minute: minute % 60 }, { zone });
       v = { ms: d.toMillis(), offset: d.offset };
-      if (this.instants.size >= this.maxEntries) this.instants.clear();
-      this.instants.set(key, v);
+      if (++this.instantCount > this.maxEntries) {
+        this.instants.clear();
+        this.instantCount = 1;
+        this.instants.set(zone, (byDate = new Map([[date, (byMinute = new Map())]])));
+      }
+      byMinute.set(minute, v);
     }
     return v;
   }
+
+  /** `minutesMs(n)`, memoised (slot steps are computed per provider-location). */
+  durationMs(minutes: number): number {
+    let v = this.durations.get(minutes);
+    if (v === undefined) this.durations.set(minutes, (v = minutesMs(minutes)));
+    return v;
+  }
+  private readonly durations = new Map<number, number>();
 
   /** Start of local `date` in `zone` (midnight, or the first instant of the day if midnight is skipped). */
   startOfDay(zone: string, date: string): number {
@@ -111,7 +128,14 @@ export class LocalClock {
 
   /** Today's local date in `zone` at instant `now`. */
   today(zone: string, now: Date): string {
-    return DateTime.fromJSDate(now, { zone }).toISODate()!;
+    const key = `${zone}|${now.getTime()}`;
+    let v = this.todays.get(key);
+    if (v === undefined) {
+      v = DateTime.fromJSDate(now, { zone }).toISODate()!;
+      if (this.todays.size >= 10_000) this.todays.clear();
+      this.todays.set(key, v);
+    }
+    return v;
   }
 
   /** The local date of instant `ms` in `zone`. */

@@ -2,9 +2,9 @@
  * Loads what availability needs for a set of provider-locations and a UTC window (contracts.md §5):
  * the provider-location with its provider and location zone, visit reason durations, weekly schedule
  * blocks, calendar timeslots and the provider's held time ranges. Five set-based queries for any
- * number of provider-locations. Works on the root `Kysely` or inside a transaction (pass the handle).
+ * number of provider-locations (the weekly schedule query is skipped when the caller already has it). Works on the root `Kysely` or inside a transaction (pass the handle).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 import { wallMinutes } from './local-time.js';
 
@@ -29,6 +29,15 @@ export interface ProviderLocationContext {
   requiredFields: string[];
 }
 
+/** What slot computation needs of a provider-location (a `ProviderLocationContext` has it all). */
+export interface SlotSource {
+  id: string;
+  providerId: string;
+  timeZone: string;
+  /** Visit reasons the provider accepts. */
+  visitReasonIds: string[];
+}
+
 export interface WeeklyBlock {
   weekday: number;
   startMin: number;
@@ -46,7 +55,7 @@ export interface PushedSlot {
 }
 
 export interface ScheduleData {
-  pls: Map<string, ProviderLocationContext>;
+  pls: Map<string, SlotSource>;
   durations: Map<string, { new: number; existing: number }>;
   blocks: Map<string, WeeklyBlock[]>;
   /** Pushed calendar slots by provider-location id. */
@@ -117,42 +126,72 @@ export async function loadProviderLocations(
   return out;
 }
 
-/** Everything else for `pls` within `[fromMs, toMs)`; holds are skipped when `withHolds` is false. */
+/**
+ * A provider-location's weekly schedule as one compact text value, aggregated over rows of
+ * `weekly_schedules ws` (one string per provider-location instead of a row per block: 10,000
+ * provider-locations carry ~100,000 blocks). `parseWeeklyBlocks` reads it back.
+ */
+export function weeklyBlocksAggSql(): RawBuilder<string | null> {
+  return sql<string | null>`string_agg(ws.weekday || '|' || to_char(ws.start_local, 'HH24:MI') || '|' || to_char(ws.end_local, 'HH24:MI')
+      || '|' || coalesce(array_to_string(ws.visit_reason_ids, ','), '') || '|' || coalesce(ws.patient_type, ''), ';')`;
+}
+
+/** The blocks of a `weeklyBlocksAggSql` value (null: no schedule). */
+export function parseWeeklyBlocks(text: string | null): WeeklyBlock[] {
+  if (!text) return [];
+  return text.split(';').map((b) => {
+    const [wd, start, end, reasons, pt] = b.split('|');
+    return {
+      weekday: Number(wd),
+      startMin: wallMinutes(start!),
+      endMin: wallMinutes(end!),
+      visitReasonIds: reasons ? reasons.split(',') : null,
+      patientType: pt === 'new' || pt === 'existing' ? pt : null,
+    };
+  });
+}
+
+/**
+ * Everything else for `pls` within `[fromMs, toMs)`; holds are skipped when `withHolds` is false.
+ * `blocks` may carry weekly schedules the caller has already read (then they are not queried).
+ */
 export async function loadScheduleData(
   db: Kysely<Database>,
   env: Env,
-  pls: Map<string, ProviderLocationContext>,
+  pls: Map<string, SlotSource>,
   window: { fromMs: number; toMs: number },
-  opts: { withHolds: boolean; visitReasonIds: string[] },
+  opts: { withHolds: boolean; visitReasonIds: string[]; blocks?: Map<string, WeeklyBlock[]> },
 ): Promise<ScheduleData> {
   const ids = [...pls.keys()];
   const providerIds = [...new Set([...pls.values()].map((p) => p.providerId))];
-  const data: ScheduleData = { pls, durations: new Map(), blocks: new Map(), pushed: new Map(), holds: new Map() };
+  const data: ScheduleData = { pls, durations: new Map(), blocks: opts.blocks ?? new Map(), pushed: new Map(), holds: new Map() };
   if (ids.length === 0) return data;
   const from = new Date(window.fromMs);
   const to = new Date(window.toMs);
 
   // Independent reads, issued together (a pool runs them in parallel; a transaction queues them).
+  // Id lists travel as one array parameter (`= ANY`), whatever their length.
   const [durationRows, blockRows, pushedRows, holdRows] = await Promise.all([
     opts.visitReasonIds.length
       ? db
           .selectFrom('visit_reasons')
           .select(['id', 'duration_new_minutes', 'duration_existing_minutes'])
           .where('env', '=', env)
-          .where('id', 'in', opts.visitReasonIds)
+          .where('id', '=', sql<string>`ANY(${opts.visitReasonIds}::text[])`)
           .execute()
       : Promise.resolve([]),
-    db
-      .selectFrom('weekly_schedules')
-      .select(['provider_location_id', 'weekday', 'start_local', 'end_local', 'visit_reason_ids', 'patient_type'])
-      .where('env', '=', env)
-      .where('provider_location_id', 'in', ids)
-      .execute(),
+    opts.blocks
+      ? Promise.resolve([])
+      : sql<{ id: string; blocks: string | null }>`
+          SELECT ws.provider_location_id AS id, ${weeklyBlocksAggSql()} AS blocks
+          FROM weekly_schedules ws
+          WHERE ws.env = ${env} AND ws.provider_location_id = ANY(${ids}::text[])
+          GROUP BY ws.provider_location_id`.execute(db).then((r) => r.rows),
     db
       .selectFrom('calendar_timeslots')
       .select(['provider_id', 'location_id', 'local_date', 'start_utc', 'allowed_visit_reason_ids', 'excluded_visit_reason_ids', 'patient_type'])
       .where('env', '=', env)
-      .where('provider_id', 'in', providerIds)
+      .where('provider_id', '=', sql<string>`ANY(${providerIds}::text[])`)
       .where('start_utc', '>=', from)
       .where('start_utc', '<', to)
       .execute(),
@@ -160,22 +199,12 @@ export async function loadScheduleData(
       ? sql<{ provider_id: string; s: Date; e: Date }>`
           SELECT provider_id, lower(during) AS s, upper(during) AS e
           FROM appointment_holds
-          WHERE env = ${env} AND provider_id IN (${sql.join(providerIds)}) AND during && tstzrange(${from}, ${to})
+          WHERE env = ${env} AND provider_id = ANY(${providerIds}::text[]) AND during && tstzrange(${from}, ${to})
           ORDER BY provider_id, lower(during)`.execute(db).then((r) => r.rows)
       : Promise.resolve([]),
   ]);
+  for (const r of blockRows) data.blocks.set(r.id, parseWeeklyBlocks(r.blocks));
   for (const r of durationRows) data.durations.set(r.id, { new: r.duration_new_minutes, existing: r.duration_existing_minutes });
-  for (const r of blockRows) {
-    let list = data.blocks.get(r.provider_location_id);
-    if (!list) data.blocks.set(r.provider_location_id, (list = []));
-    list.push({
-      weekday: r.weekday,
-      startMin: wallMinutes(String(r.start_local)),
-      endMin: wallMinutes(String(r.end_local)),
-      visitReasonIds: r.visit_reason_ids,
-      patientType: r.patient_type,
-    });
-  }
   for (const r of pushedRows) {
     const plId = `${r.provider_id}|${r.location_id}`;
     if (!pls.has(plId)) continue;
