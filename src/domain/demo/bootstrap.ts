@@ -3,7 +3,7 @@
  * demo developer whose directory it is, and write its credentials to `${DATA_DIR}/demo-credentials.json`
  * (mode 0600). Later starts change nothing but the sandbox fixtures, which are kept current.
  */
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../../db/database.js';
 import { createDeveloper, type NewDeveloper } from '../developers/create-developer.js';
@@ -40,6 +40,8 @@ export async function bootstrapSandbox(
     await writeDirectory(trx, 'sandbox', doc, { developerId: creds.developer_id });
     await ensureSandboxFixtures(trx);
   });
+  // On PostgreSQL nothing else creates DATA_DIR (found by test/ops/scale-out.test.ts).
+  await mkdir(opts.dataDir, { recursive: true });
   await writeFile(credentialsFile, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
   await chmod(credentialsFile, 0o600);
   return { created: true, credentials: creds, credentialsFile };
