@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
     include: ['test/**/*.test.ts'],
-    exclude: ['test/browser/**'],
+    exclude: ['test/browser/**', 'test/ops/**'],
     // PGlite instances are heavy; two cores: keep parallelism modest.
     maxWorkers: 2,
     testTimeout: 30_000,
