@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import { withExamples } from './openapi-examples.js';
 
 export async function installOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(swagger, {
@@ -41,6 +42,8 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       },
       security: [{ ClientCredentialsFlow: [] }, { AuthorizationCodeFlow: [] }],
     },
+    // Examples for every operation, from one central file (src/http/openapi-examples.ts).
+    transformObject: (doc) => ('openapiObject' in doc ? withExamples(doc.openapiObject) : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
