@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/**', 'test/**', 'bin/**'],
+    files: ['bench/**', 'test/**', 'bin/**', 'docs/**'],
     rules: { 'no-console': 'off' },
   },
   {
