@@ -18,6 +18,11 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // The quickstart's samples are plain Node.js scripts.
+    files: ['docs/**/*.mjs'],
+    languageOptions: { globals: { URLSearchParams: 'readonly' } },
+  },
+  {
     // Framework-free domain: never import Fastify (see docs/architecture.md).
     files: ['src/domain/**', 'src/db/**'],
     rules: {
