@@ -16,6 +16,7 @@ import { authorizeRoutes, sendPage } from './routes/authorize.js';
 import { tokenRoute } from './routes/token.js';
 import type { KeyStore } from './signing-keys.js';
 import { createTokenVerifier } from './token-verifier.js';
+import { isDatabaseUnavailable } from '../http/error-handler.js';
 
 export interface AuthServerDeps {
   config: Config;
@@ -41,6 +42,11 @@ export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) 
     }
     if (err.validation || (err.statusCode && err.statusCode < 500)) {
       return reply.code(err.statusCode === 415 ? 415 : 400).send({ error: 'invalid_request', error_description: err.validation ? `${err.validationContext ?? 'request'}${err.validation[0]?.instancePath ?? ''} ${err.validation[0]?.message ?? 'is invalid'}` : 'malformed request' });
+    }
+    if (isDatabaseUnavailable(err)) {
+      // RFC 6749 §4.1.2.1 temporarily_unavailable; 503 like the API (found by test/ops/pg-restart.test.ts).
+      req.log.error({ err: { message: err.message, code: err.code } }, 'database unavailable');
+      return reply.code(503).header('retry-after', '5').send({ error: 'temporarily_unavailable', error_description: 'service temporarily unavailable' });
     }
     req.log.error({ err: { message: err.message, stack: err.stack } }, 'auth server error');
     return reply.code(500).send({ error: 'server_error', error_description: 'internal error' });

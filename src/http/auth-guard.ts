@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Principal, TokenVerifier } from '../domain/credentials/principal.js';
 import type { Scope } from '../domain/credentials/scopes.js';
+import { isDatabaseUnavailable } from './error-handler.js';
 import { forbidden, unauthorized } from './errors.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -47,7 +48,10 @@ export function makeGuard(verifier: TokenVerifier, limiter?: RateLimiter) {
       let principal: Principal;
       try {
         principal = await verifier.verify(token);
-      } catch {
+      } catch (e) {
+        // A database outage while checking a user token's family is a 503, not a bad token (a 401
+        // would make clients throw away a good token).
+        if (isDatabaseUnavailable(e as { code?: string; message?: string })) throw e;
         await limiter?.take(reply, `ip:${req.ip}`, await limiter.limitFor(undefined));
         throw unauthorized('invalid or expired token');
       }

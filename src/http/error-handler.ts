@@ -78,7 +78,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
 const INPUT_VALUE_SQLSTATES = new Set(['22021', '22P05', '22003', '22008']);
 
 /** Connection-level database failures (server down, restarting): answered 503, not 500. */
-function isDatabaseUnavailable(err: { code?: string; message?: string }): boolean {
+export function isDatabaseUnavailable(err: { code?: string; message?: string }): boolean {
   const code = err.code ?? '';
   return (
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006'].includes(code) ||
