@@ -19,6 +19,7 @@ import { availabilityRoutes } from '../routes/v1/availability/index.js';
 import { calendarRoutes } from '../routes/v1/calendar/index.js';
 import { webhookRoutes } from '../routes/v1/webhooks/index.js';
 import { attachmentRoutes } from '../routes/v1/attachments/index.js';
+import { demoRoutes } from '../routes/demo/index.js';
 import { makeGuard } from './auth-guard.js';
 import { installIdempotency } from './idempotency.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -134,6 +135,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(webhookRoutes, { config });
   // Appointment attachments (issue #5).
   await app.register(attachmentRoutes, { config, db });
+
+  // The booking demo at /demo (issue #7): sandbox only, so production answers 404.
+  if (config.appEnv === 'sandbox') await app.register(demoRoutes, { config, db });
 
   return app;
 }

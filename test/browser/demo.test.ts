@@ -1,0 +1,144 @@
+/**
+ * The booking demo at /demo in real Chromium (JavaScript on): PKCE sign-in through the real sign-in
+ * page, search by ZIP code and specialty, availability, booking, listing and cancelling; the strict
+ * CSP; production answers 404. Screenshots (desktop and phone) go to the temp directory.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { bootstrapSandbox } from '../../src/domain/demo/bootstrap.js';
+import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
+import { createUser } from '../../src/domain/users/create-user.js';
+import { testApp, type TestApp } from '../helpers/app.js';
+import { bearer, clientToken } from '../helpers/auth.js';
+
+describe('booking demo in Chromium', () => {
+  let t: TestApp;
+  let base: string;
+  let creds: NewDeveloper;
+  let context: BrowserContext;
+  let userDataDir: string;
+  let dataDir: string;
+  let target: { zip: string; specialtyId: string; providerName: string };
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    t = await testApp();
+    dataDir = await mkdtemp(join(tmpdir(), 'carebook-demo-'));
+    creds = (await bootstrapSandbox(t.db, { dataDir, publicBaseUrl: t.config.publicBaseUrl, demoProviders: 30 })).credentials!;
+    base = await t.listen();
+    await createUser(t.db, { env: 'sandbox', email: 'pat@example.com', password: 'pat-password-1', role: 'patient', providerId: null });
+    const token = await clientToken(t, creds);
+    const entities = (await t.app.inject({ url: '/v1/schedulable_entities?page_size=100', headers: bearer(token) })).json().data.schedulable_entities as {
+      id: string; main_specialty_id?: string; new_patient_availability: { next_28_days: string };
+    }[];
+    const entity = entities.find((e) => e.main_specialty_id && e.new_patient_availability.next_28_days === 'available' && !/^pr_(pending|failed|manual|reschedulefailed)\|/.test(e.id))!;
+    const pl = (await t.app.inject({ url: `/v1/provider_locations/${encodeURIComponent(entity.id)}`, headers: bearer(token) })).json().data;
+    target = { zip: pl.location.zip_code, specialtyId: entity.main_specialty_id!, providerName: pl.provider.full_name };
+    userDataDir = await mkdtemp(join(tmpdir(), 'carebook-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await context?.close();
+    await t?.close();
+    for (const d of [userDataDir, dataDir]) if (d) await rm(d, { recursive: true, force: true });
+  });
+
+  async function newPage(viewport: { width: number; height: number }): Promise<Page> {
+    const page = await context.newPage();
+    await page.setViewportSize(viewport);
+    page.on('console', (m) => m.type() === 'error' && !/status of 404/.test(m.text()) && errors.push(m.text()));
+    // The auth server's pages have no favicon; the demo's own assets must all load.
+    page.on('response', (r) => r.status() >= 400 && !r.url().endsWith('/favicon.ico') && errors.push(`${r.status()} ${r.url()}`));
+    page.on('pageerror', (e) => errors.push(e.message));
+    return page;
+  }
+
+  it('serves the page with a strict CSP', async () => {
+    const res = await fetch(`${base}/demo`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(await res.text()).toContain(`data-client-id="${creds.user_client_id}"`);
+    expect((await fetch(`${base}/demo/app.js`)).headers.get('content-type')).toContain('javascript');
+  });
+
+  it('a patient signs in with PKCE, searches, books, lists and cancels', async () => {
+    const page = await newPage({ width: 1280, height: 900 });
+    await page.goto(`${base}/demo`);
+    await page.screenshot({ path: join(tmpdir(), 'carebook-demo-welcome.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Sign in to book' }).click();
+    await page.waitForURL(/\/auth\/authorize/);
+    await page.getByLabel('E-mail address').fill('pat@example.com');
+    await page.getByLabel('Password').fill('pat-password-1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/authorize\/consent/);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${base}/demo`);
+    await page.getByRole('heading', { name: 'Find a provider' }).waitFor();
+    expect(await page.getByText('No appointments yet.').isVisible()).toBe(true);
+
+    await page.getByLabel('ZIP code').first().fill(target.zip);
+    await page.getByLabel('Specialty').selectOption(target.specialtyId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: target.providerName }) }).first();
+    await card.waitFor();
+    await card.getByRole('button', { name: 'Show times' }).click();
+    const firstTime = card.getByRole('list').getByRole('button').first();
+    await firstTime.waitFor();
+    await page.screenshot({ path: join(tmpdir(), 'carebook-demo-search.png'), fullPage: true });
+    await firstTime.click();
+
+    await page.getByRole('heading', { name: 'Your details' }).waitFor();
+    await page.getByLabel('First name').fill('Pat');
+    await page.getByLabel('Last name').fill('Example');
+    await page.getByLabel('Date of birth').fill('1988-02-29');
+    await page.getByLabel('Sex at birth').selectOption('female');
+    await page.getByLabel('Phone (10 digits)').fill('2125550123');
+    await page.getByLabel('E-mail').fill('pat@example.com');
+    await page.getByLabel('Street address').fill('1 Main St');
+    await page.getByLabel('City').fill('New York');
+    await page.getByLabel('State').fill('NY');
+    await page.getByRole('form').or(page.locator('#book')).getByLabel('ZIP code').fill('10001');
+    await page.getByRole('button', { name: 'Book appointment' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Booked');
+    const mine = page.getByRole('list', { name: 'My appointments' });
+    await mine.getByRole('listitem').first().getByText('pending booking').or(mine.getByText('confirmed')).first().waitFor();
+    await page.screenshot({ path: join(tmpdir(), 'carebook-demo-booked.png'), fullPage: true });
+
+    await mine.getByRole('button', { name: /^Cancel appointment/ }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Appointment cancelled.');
+    await mine.getByText('cancelled').waitFor();
+
+    // On a phone: no horizontal scrolling; the keyboard reaches the search button.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByLabel('ZIP code').first().fill(target.zip);
+    await page.getByLabel('Specialty').focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('found near');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(tmpdir(), 'carebook-demo-phone.png'), fullPage: true });
+    expect(errors, errors.join('\n')).toEqual([]);
+    await page.close();
+  });
+
+  it('is absent in production', async () => {
+    const prod = await testApp({ APP_ENV: 'production' });
+    try {
+      expect((await prod.app.inject({ url: '/demo' })).statusCode).toBe(404);
+      expect((await prod.app.inject({ url: '/demo/app.js' })).statusCode).toBe(404);
+    } finally {
+      await prod.close();
+    }
+  });
+});
