@@ -1,0 +1,268 @@
+/**
+ * `npm run soak`: starts the service as a child process (`carebook serve`, sandbox, with the demo
+ * directory), measures its capacity on a mixed workload with autocannon, then runs the same mix for
+ * SOAK_SECONDS (default 600) at SOAK_LOAD (default 0.7) of that capacity, sampling the service's RSS
+ * and the latency per window. Prints RSS growth (target < 10 %) and p99/p50 (target < 3×); exits 1
+ * when a target is missed (SOAK_STRICT=false only reports).
+ *
+ * Mix: directory reads 35 % (providers by NPI, provider-location search, specialties, schedulable
+ * entities), availability 25 %, bookings 10 %, appointment reads 30 % (list and single).
+ * Database: embedded PGlite in a temporary DATA_DIR, or SOAK_DATABASE_URL (a fresh PostgreSQL
+ * database is created on that server and dropped afterwards).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
+const LOAD = Number(process.env.SOAK_LOAD ?? 0.7);
+const CAPACITY_SECONDS = Number(process.env.SOAK_CAPACITY_SECONDS ?? 15);
+const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS ?? 16);
+const PORT = Number(process.env.SOAK_PORT ?? 18080);
+const STRICT = process.env.SOAK_STRICT !== 'false';
+const base = `http://127.0.0.1:${PORT}`;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function json<T>(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json().catch(() => ({}))) as T };
+}
+
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+function pct(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'carebook-soak-'));
+  let dropDb: (() => Promise<void>) | undefined;
+  let databaseUrl: string | undefined;
+  if (process.env.SOAK_DATABASE_URL) {
+    const name = `carebook_soak_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: process.env.SOAK_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.end();
+    const u = new URL(process.env.SOAK_DATABASE_URL);
+    u.pathname = `/${name}`;
+    databaseUrl = u.toString();
+    dropDb = async () => {
+      const c = new pg.Client({ connectionString: process.env.SOAK_DATABASE_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    };
+  }
+  const child = spawn(process.execPath, ['bin/carebook.mjs', 'serve'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_URL: '' }),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const cleanup = async () => {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await dropDb?.();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; ; i++) {
+      const ok = await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false);
+      if (ok) break;
+      if (i > 600) throw new Error('the service did not start');
+      await sleep(200);
+    }
+    const creds = JSON.parse(await readFile(join(dataDir, 'demo-credentials.json'), 'utf8')) as { client_id: string; client_secret: string };
+    const tok = await json<{ access_token: string }>('POST', '/auth/oauth/token', { grant_type: 'client_credentials', client_id: creds.client_id, client_secret: creds.client_secret, audience: `${base}/` });
+    const token = tok.body.access_token;
+    if (!token) throw new Error(`no token: ${JSON.stringify(tok)}`);
+
+    // Data for the mix: provider locations, their NPIs, availability URLs and bookable slots.
+    const se = await json<{ data: { schedulable_entities: { id: string; npi?: string; new_patient_availability: { url: string } }[] } }>('GET', '/v1/schedulable_entities?page_size=200', undefined, token);
+    const entities = se.body.data.schedulable_entities.filter((e) => !e.id.startsWith('pr_pending') && !/^pr_(failed|manual|reschedulefailed)\|/.test(e.id));
+    const npis = [...new Set(entities.map((e) => e.npi).filter((n): n is string => !!n))];
+    // Availability for the default visit reason over the next week (the entity's own URL, narrowed).
+    const from = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const to = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+    const availabilityPaths = entities.map((e) => {
+      const u = new URL(e.new_patient_availability.url, base);
+      u.searchParams.set('start_date_in_provider_local_time', from);
+      u.searchParams.set('end_date_in_provider_local_time', to);
+      return u.pathname + u.search;
+    });
+    const slots: { pl: string; start: string; visitReasonId: string }[] = [];
+    for (const path of availabilityPaths.slice(0, 40)) {
+      const u = new URL(path, base);
+      const pl = u.searchParams.get('provider_location_ids')!;
+      const visitReasonId = u.searchParams.get('visit_reason_id')!;
+      const a = await json<{ data: { timeslots: { start_time: string }[] }[] }>('GET', path, undefined, token);
+      for (const s of a.body.data?.[0]?.timeslots ?? []) slots.push({ pl, start: s.start_time, visitReasonId });
+    }
+    // Provider locations that need an insurance plan on the booking are left out of the booking mix.
+    const bookingBody = (s: { pl: string; start: string; visitReasonId: string }, id: string) =>
+      JSON.stringify({
+        appointment_type: 'providers',
+        data: {
+          start_time: s.start, visit_reason_id: s.visitReasonId, provider_location_id: s.pl, patient_type: 'new',
+          patient: { developer_patient_id: id, first_name: 'Soak', last_name: 'Test', date_of_birth: '1980-01-01', sex_at_birth: 'female', phone_number: '2125550123', email_address: 'soak@example.org', patient_address: { address1: '1 Main St', city: 'New York', state: 'NY', zip_code: '10001' } },
+        },
+      });
+    for (const pl of [...new Set(slots.map((s) => s.pl))]) {
+      const probe = slots.find((s) => s.pl === pl)!;
+      const res = await fetch(`${base}/v1/appointments`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: bookingBody(probe, 'soak-probe') });
+      if (res.status === 400) for (let i = slots.length - 1; i >= 0; i--) if (slots[i]!.pl === pl) slots.splice(i, 1);
+    }
+    if (!slots.length || !npis.length) throw new Error('no demo directory to soak against');
+    const zips = ['10001', '94103', '60601', '73301', '98101', '02108'];
+    const booked: string[] = [];
+    const auth = { authorization: `Bearer ${token}` };
+    const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+    let seq = 0;
+    let reported = 0;
+
+    /** One request of the mix, drawn at random. */
+    const nextRequest = (): { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string } => {
+      const r = Math.random();
+      if (r < 0.1) {
+        const s = pick(slots);
+        seq++;
+        return { method: 'POST', path: '/v1/appointments', headers: { ...auth, 'content-type': 'application/json' }, body: bookingBody(s, `soak-${seq}`) };
+      }
+      if (r < 0.35) return { method: 'GET', path: pick(availabilityPaths), headers: auth };
+      if (r < 0.45) return { method: 'GET', path: `/v1/providers?npis=${pick(npis)},${pick(npis)}`, headers: auth };
+      if (r < 0.55) return { method: 'GET', path: `/v1/provider_locations?zip_code=${pick(zips)}&visit_reason_id=${pick(slots).visitReasonId}&page_size=20`, headers: auth };
+      if (r < 0.6) return { method: 'GET', path: '/v1/specialties?page_size=50', headers: auth };
+      if (r < 0.7) return { method: 'GET', path: '/v1/schedulable_entities?page_size=20', headers: auth };
+      if (r < 0.85 || !booked.length) return { method: 'GET', path: '/v1/appointments?page_size=10', headers: auth };
+      return { method: 'GET', path: `/v1/appointments/${pick(booked)}`, headers: auth };
+    };
+
+    const run = (opts: { duration: number; connections: number; overallRate?: number; onResponse?: (ms: number, status: number) => void }) =>
+      new Promise<autocannon.Result>((resolve, reject) => {
+        const instance = autocannon(
+          {
+            url: base,
+            connections: opts.connections,
+            duration: opts.duration,
+            ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
+            requests: [
+              {
+                setupRequest: (req) => Object.assign(req, nextRequest()),
+                onResponse: (status, body) => {
+                  if (status >= 400 && status !== 409 && reported++ < 5) process.stderr.write(`  unexpected ${status}: ${body.slice(0, 300)}\n`);
+                  if (status === 200 || status === 201) {
+                    if (body.includes('"pending_booking"') || body.includes('"confirmed"')) {
+                      const m = /"appointment_id":"([^"]+)"/.exec(body);
+                      if (m && booked.length < 5000) booked.push(m[1]!);
+                    }
+                  }
+                },
+              },
+            ],
+          },
+          (err, result) => (err ? reject(err) : resolve(result)),
+        );
+        if (opts.onResponse) instance.on('response', (_client, status, _bytes, ms) => opts.onResponse!(ms, status));
+      });
+
+    // The cost of each kind of request alone (median of 3), to read the mixed figures by.
+    const kinds: [string, () => { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string }][] = [
+      ['booking', () => ({ method: 'POST', path: '/v1/appointments', headers: { ...auth, 'content-type': 'application/json' }, body: bookingBody(pick(slots), `soak-kind-${seq++}`) })],
+      ['availability (7 days)', () => ({ method: 'GET', path: pick(availabilityPaths), headers: auth })],
+      ['providers by NPI', () => ({ method: 'GET', path: `/v1/providers?npis=${pick(npis)},${pick(npis)}`, headers: auth })],
+      ['provider-location search', () => ({ method: 'GET', path: `/v1/provider_locations?zip_code=${pick(zips)}&visit_reason_id=${pick(slots).visitReasonId}&page_size=20`, headers: auth })],
+      ['specialties', () => ({ method: 'GET', path: '/v1/specialties?page_size=50', headers: auth })],
+      ['schedulable entities (20)', () => ({ method: 'GET', path: '/v1/schedulable_entities?page_size=20', headers: auth })],
+      ['appointment list', () => ({ method: 'GET', path: '/v1/appointments?page_size=10', headers: auth })],
+    ];
+    for (const [name, make] of kinds) {
+      const times: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = make();
+        const t0 = performance.now();
+        await fetch(`${base}${r.path}`, { method: r.method, headers: r.headers, ...(r.body ? { body: r.body } : {}) }).then((x) => x.arrayBuffer());
+        times.push(performance.now() - t0);
+      }
+      process.stdout.write(`  alone: ${name.padEnd(28)} ${times.sort((a, b) => a - b)[1]!.toFixed(1)} ms\n`);
+    }
+
+    process.stdout.write(`measuring capacity (${CAPACITY_SECONDS} s, ${CONNECTIONS} connections)…\n`);
+    const cap = await run({ duration: CAPACITY_SECONDS, connections: CONNECTIONS });
+    const capacity = cap.requests.average;
+    const rate = Math.max(1, Math.round(capacity * LOAD));
+    process.stdout.write(`capacity ${capacity.toFixed(0)} req/s (p50 ${cap.latency.p50} ms, p99 ${cap.latency.p99} ms, non-2xx ${cap.non2xx}); soaking ${SECONDS} s at ${rate} req/s (${Math.round(LOAD * 100)} %)\n`);
+
+    const rss: { t: number; bytes: number }[] = [];
+    const latencies: number[] = [];
+    let window: number[] = [];
+    const statuses = new Map<number, number>();
+    const started = Date.now();
+    const sampler = setInterval(() => {
+      void rssOf(child.pid!).then((bytes) => {
+        rss.push({ t: (Date.now() - started) / 1000, bytes });
+        const w = window.sort((a, b) => a - b);
+        window = [];
+        process.stdout.write(`  t=${String(Math.round((Date.now() - started) / 1000)).padStart(4)} s  rss ${(bytes / 1048576).toFixed(1)} MB  window p50 ${pct(w, 50).toFixed(1)} ms  p99 ${pct(w, 99).toFixed(1)} ms  n=${w.length}\n`);
+      });
+    }, Math.max(5000, (SECONDS * 1000) / 24));
+    rss.push({ t: 0, bytes: await rssOf(child.pid!) });
+    // autocannon splits overallRate between connections (whole requests per connection per second).
+    const soak = await run({
+      duration: SECONDS,
+      connections: Math.max(1, Math.min(CONNECTIONS, Math.floor(rate / 2))),
+      overallRate: rate,
+      onResponse: (ms, status) => {
+        latencies.push(ms);
+        window.push(ms);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      },
+    });
+    clearInterval(sampler);
+    rss.push({ t: SECONDS, bytes: await rssOf(child.pid!) });
+
+    latencies.sort((a, b) => a - b);
+    const p50 = pct(latencies, 50);
+    const p99 = pct(latencies, 99);
+    // RSS after the first tenth of the run (warm: JIT, caches, pools) against the end.
+    const warm = rss.find((s) => s.t >= SECONDS / 10) ?? rss[0]!;
+    const end = rss.at(-1)!;
+    const growth = (end.bytes - warm.bytes) / warm.bytes;
+    const fiveHundreds = [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
+    const lines = [
+      `engine: ${databaseUrl ? 'PostgreSQL' : 'PGlite (embedded)'}; capacity ${capacity.toFixed(0)} req/s; soak ${SECONDS} s at ${rate} req/s; achieved ${soak.requests.average.toFixed(0)} req/s`,
+      `requests: ${latencies.length}; statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([s, c]) => `${s}×${c}`).join(' ')}`,
+      `RSS: start ${(rss[0]!.bytes / 1048576).toFixed(1)} MB, warm (t=${warm.t.toFixed(0)} s) ${(warm.bytes / 1048576).toFixed(1)} MB, end ${(end.bytes / 1048576).toFixed(1)} MB, max ${(Math.max(...rss.map((s) => s.bytes)) / 1048576).toFixed(1)} MB; growth ${(growth * 100).toFixed(1)} % (target < 10 %)`,
+      `latency: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, p99/p50 ${(p99 / p50).toFixed(2)}× (target < 3×)`,
+    ];
+    process.stdout.write(`\n${lines.join('\n')}\n`);
+    const failed = growth >= 0.1 || p99 / p50 >= 3 || fiveHundreds > 0;
+    if (failed && STRICT) process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+await main();
