@@ -33,6 +33,8 @@ export interface Result {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Non-2xx answers by status code, e.g. `409×12`; errors (timeouts, resets) as `err×N`. */
+  failures: string;
 }
 
 export interface BenchOptions {
@@ -42,24 +44,43 @@ export interface BenchOptions {
 
 /** Runs one autocannon measurement and returns throughput and latency percentiles (ms). */
 export async function measure(name: string, url: string, s: Omit<Scenario, 'name' | 'baseline' | 'path'>, opts: BenchOptions): Promise<Omit<Result, 'baseline'>> {
+  let firstFailure: string | undefined;
   const result = await autocannon({
     url,
     method: s.method ?? 'GET',
     headers: { ...(s.body || s.bodies ? { 'content-type': 'application/json' } : {}), ...s.headers },
     ...(s.body ? { body: s.body } : {}),
-    ...(s.bodies ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: s.bodies!() }) }] } : {}),
+    ...(s.bodies
+      ? {
+          requests: [
+            {
+              setupRequest: (req: Record<string, unknown>) => ({ ...req, body: s.bodies!() }),
+              onResponse: (status: number, body: string) => {
+                if (status >= 300 && firstFailure === undefined) firstFailure = `${status} ${body.slice(0, 300)}`;
+              },
+            },
+          ],
+        }
+      : {}),
     connections: s.connections ?? opts.connections,
     duration: opts.seconds,
     // A worker thread keeps the load generator off the server's thread; per-request bodies need a
     // function, which cannot cross into a worker, so those scenarios run in-thread.
     ...(s.bodies ? {} : { workers: 1 }),
   } as autocannon.Options);
+  if (firstFailure) process.stdout.write(`  first failure of ${name}: ${firstFailure}\n`);
   return {
     name,
     requestsPerSec: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx + result.errors,
+    failures: [
+      ...Object.entries((result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {})
+        .filter(([code]) => !code.startsWith('2'))
+        .map(([code, v]) => `${code}×${v.count}`),
+      ...(result.errors ? [`err×${result.errors}`] : []),
+    ].join(' '),
   };
 }
 
@@ -93,7 +114,7 @@ export function table(results: Result[], baselines: Record<BaselineName, Result>
   const rows = results.map((r) => {
     const b = r.baseline === '-' ? undefined : baselines[r.baseline];
     const ratio = b ? (r.requestsPerSec / b.requestsPerSec).toFixed(3) : '1.000';
-    return `| ${r.name} | ${r.baseline} | ${r.requestsPerSec} | ${r.p50} | ${r.p99} | ${ratio} | ${r.non2xx} |`;
+    return `| ${r.name} | ${r.baseline} | ${r.requestsPerSec} | ${r.p50} | ${r.p99} | ${ratio} | ${r.non2xx}${r.failures ? ` (${r.failures})` : ''} |`;
   });
   return ['| scenario | baseline | req/s | p50 ms | p99 ms | ratio to baseline | non-2xx |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }

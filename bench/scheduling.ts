@@ -77,6 +77,8 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
     .where('d.developer_id', '=', developerId)
     .where('pl.active', '=', true)
     .where(sql<boolean>`${reason} = ANY(p.visit_reason_ids)`)
+    // The bench patient carries no insurance: leave out provider-locations that require it.
+    .where(sql<boolean>`NOT ('patient.insurance' = ANY(pl.required_fields))`)
     .orderBy('pl.id')
     .execute();
   const fifty = pls.slice(0, 50).map((p) => p.id);
