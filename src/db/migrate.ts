@@ -2,7 +2,7 @@
  * Runs the schema migrations (at start, by `npm run migrate`, and in tests). Migrations are listed
  * statically so that the bundle and the TypeScript runner see the same set.
  */
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type DatabaseIntrospector, type Kysely, type Migration, type MigrationProvider, type TableMetadata } from 'kysely';
 import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_auth.js';
 import * as m0003 from './migrations/0003_directory.js';
@@ -24,14 +24,43 @@ class StaticProvider implements MigrationProvider {
 }
 
 /**
+ * Table lookups for the migrator, confined to one schema. Kysely's PostgreSQL introspector reads
+ * every column of every schema and resolves each table by name (`pg_get_serial_sequence`), so a
+ * schema dropped by another connection meanwhile (another test worker, another tenant) fails our
+ * migration with "schema … does not exist". The migrator needs only table names.
+ */
+function schemaIntrospector(db: Kysely<unknown>, schema: string): DatabaseIntrospector {
+  const getTables = async (): Promise<TableMetadata[]> => {
+    const { rows } = await sql<{ name: string; is_view: boolean }>`
+      SELECT table_name AS name, table_type = 'VIEW' AS is_view
+      FROM information_schema.tables WHERE table_schema = ${schema}`.execute(db);
+    return rows.map((r) => ({ name: r.name, schema, isView: r.is_view, columns: [] }));
+  };
+  return {
+    getSchemas: async () => (await sql<{ name: string }>`SELECT nspname AS name FROM pg_catalog.pg_namespace`.execute(db)).rows,
+    getTables,
+    getMetadata: async () => ({ tables: await getTables() }),
+  };
+}
+
+/**
  * The migrator, with its bookkeeping tables pinned to the connection's current schema. Without the
  * pin Kysely looks for `kysely_migration*` in every schema of the database, so another schema's
- * tables (a parallel test run, another app) make it skip creating ours and then fail.
+ * tables (a parallel test run, another app) make it skip creating ours and then fail. Its table
+ * lookups go through `schemaIntrospector` (the `db` it gets differs from ours in that alone).
  */
 async function migrator(db: Kysely<unknown>): Promise<Migrator> {
   const { rows } = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(db);
-  const schema = rows[0]?.schema ?? undefined;
-  return new Migrator({ db, provider: new StaticProvider(), ...(schema ? { migrationTableSchema: schema } : {}) });
+  const schema = rows[0]?.schema ?? 'public';
+  const introspection = schemaIntrospector(db, schema);
+  const scoped = new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return new Migrator({ db: scoped, provider: new StaticProvider(), migrationTableSchema: schema });
 }
 
 /** Applies every pending migration; throws with the failing migration's name on error. */
@@ -45,9 +74,19 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-/** True when every known migration has been applied (used by `/readyz`). */
+/**
+ * True when every known migration has been applied (used by `/readyz`). Reads Kysely's bookkeeping
+ * table directly: one small query, no catalog scan.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function migrationsCurrent(db: Kysely<any>): Promise<boolean> {
-  const all = await (await migrator(db)).getMigrations();
-  return all.every((m) => m.executedAt !== undefined);
+  try {
+    const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db);
+    const applied = new Set(rows.map((r) => r.name));
+    return Object.keys(MIGRATIONS).every((name) => applied.has(name));
+  } catch (e) {
+    // No bookkeeping table yet: nothing has been migrated.
+    if ((e as { code?: string }).code === '42P01') return false;
+    throw e;
+  }
 }
