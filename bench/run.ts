@@ -69,7 +69,7 @@ async function main(): Promise<void> {
 
   const ctx: BenchContext = { baseUrl, token, db: h.db, config, creds, engine: h.engine };
   const results: Result[] = [base.bare, base.select, base.insert];
-  for (const s of await serviceScenarios(ctx)) {
+  for (const s of await serviceScenarios(ctx, only)) {
     if (only && !only.test(s.name)) continue;
     const r = await measure(s.name, `${baseUrl}${s.path}`, s, opts);
     results.push({ ...r, baseline: s.baseline });
@@ -78,7 +78,8 @@ async function main(): Promise<void> {
 
   const out = `# Benchmark results\n\n${new Date().toISOString()} · ${h.label} · Node ${process.version} · ${opts.seconds}s × ${opts.connections} connections per scenario\n\n${table(results, base)}\n`;
   process.stdout.write(`\n${out}`);
-  await writeFile(join(import.meta.dirname, 'results.md'), out);
+  // A partial run (BENCH_ONLY) prints its table but leaves the full results in place.
+  if (!only) await writeFile(join(import.meta.dirname, 'results.md'), out);
   await baselines.close();
   await app.close();
   await h.close();

@@ -20,7 +20,12 @@ export interface BenchContext {
   engine: 'pglite' | 'postgres';
 }
 
-export async function serviceScenarios(ctx: BenchContext): Promise<Scenario[]> {
+/**
+ * `only` (from `BENCH_ONLY`) skips a group's preparation too when none of its scenario names can
+ * match: directory scenarios are all named `directory: …`.
+ */
+export async function serviceScenarios(ctx: BenchContext, only?: RegExp): Promise<Scenario[]> {
+  const wantsDirectory = !only || only.test('directory:') || /directory/.test(only.source);
   return [
     { name: 'GET /healthz', baseline: 'bare', path: '/healthz' },
     { name: 'GET /readyz (database ping)', baseline: 'select', path: '/readyz' },
@@ -28,6 +33,6 @@ export async function serviceScenarios(ctx: BenchContext): Promise<Scenario[]> {
     // Scheduling first: it measures on a ~10,000 provider-location directory; the directory
     // scenarios then grow the directory to ~50,000.
     ...(await schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db })),
-    ...(await directoryScenarios(ctx)),
+    ...(wantsDirectory ? await directoryScenarios(ctx) : []),
   ];
 }

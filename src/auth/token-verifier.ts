@@ -13,6 +13,9 @@ import { KeyStore, SIGNING_ALG } from './signing-keys.js';
 
 export class InvalidToken extends Error {}
 
+/** How many verified tokens a verifier remembers (see `verifiedPayload`). */
+const VERIFIED_CACHE_MAX = 10_000;
+
 /** True when the auth server is mounted in this process (the default `AUTH_URL`). */
 export function authServerIsLocal(config: Config): boolean {
   return config.authUrl === `${config.publicBaseUrl}/auth`;
@@ -48,9 +51,28 @@ export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeySt
     }
   }
 
+  // Verified tokens, by their text, until they expire (at most `VERIFIED_CACHE_MAX` of them, oldest
+  // evicted first): a token is immutable, so a repeat call need not check its ES256 signature again,
+  // which was the largest single cost of a cheap read. Expiry is re-checked on every hit, and user
+  // tokens still have their family's revocation checked on every call.
+  const verified = new Map<string, { payload: JWTPayload & Partial<AccessTokenClaims>; expMs: number }>();
+  async function verifiedPayload(token: string): Promise<JWTPayload & Partial<AccessTokenClaims>> {
+    const hit = verified.get(token);
+    if (hit) {
+      if (Date.now() < hit.expMs) return hit.payload;
+      verified.delete(token);
+    }
+    const payload = (await verifySignature(token)) as JWTPayload & Partial<AccessTokenClaims>;
+    if (typeof payload.exp === 'number') {
+      if (verified.size >= VERIFIED_CACHE_MAX) verified.delete(verified.keys().next().value!);
+      verified.set(token, { payload, expMs: payload.exp * 1000 });
+    }
+    return payload;
+  }
+
   return {
     async verify(token: string): Promise<Principal> {
-      const payload = (await verifySignature(token)) as JWTPayload & Partial<AccessTokenClaims>;
+      const payload = await verifiedPayload(token);
       if (payload.env !== config.appEnv) throw new InvalidToken('token of another environment');
       if (typeof payload.dev !== 'string' || typeof payload.client_id !== 'string' || typeof payload.sub !== 'string') {
         throw new InvalidToken('token lacks required claims');

@@ -3,7 +3,7 @@
  * dependencies come in through `AppDeps`; nothing here is a module-level singleton.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -95,25 +95,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const limiter = createRateLimiter({ db, defaultPerMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
   app.addHook('onClose', async () => limiter.close());
-  const makeRouteGuard = makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys }), limiter);
-  const guards = new WeakSet<object>();
-  const guard: typeof makeRouteGuard = (opts) => {
-    const hook = makeRouteGuard(opts);
-    guards.add(hook);
-    return hook;
-  };
-  app.decorate('guard', guard);
-  // Routes declare their guard as a preHandler; it runs at onRequest instead, so that the token is
-  // checked and the call counted against the rate limit before the body is read, parsed and
-  // validated: an unauthenticated caller gets 401 without its body being read, and malformed or
-  // invalid requests are rate limited like any other (found by test/security/owasp.test.ts).
-  app.addHook('onRoute', (route) => {
-    const pre = route.preHandler === undefined ? [] : [route.preHandler].flat();
-    const found = pre.filter((h) => guards.has(h));
-    if (!found.length) return;
-    route.preHandler = pre.filter((h) => !guards.has(h));
-    route.onRequest = [...(route.onRequest === undefined ? [] : [route.onRequest].flat()), ...(found as unknown as onRequestAsyncHookHandler[])];
-  });
+  // Routes declare the guard as their `onRequest` hook: the token is checked and the call counted
+  // against the rate limit before the body is read, parsed and validated, so an unauthenticated
+  // caller gets 401 without its body being read, and malformed requests are rate limited too.
+  app.decorate('guard', makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys }), limiter));
 
   // Scheduling and booking (issue #8). Idempotency-Key first, so every /v1 POST registered after it gets it.
   installIdempotency(app, db);

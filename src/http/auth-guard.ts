@@ -3,7 +3,7 @@
  * verifies the token, attaches `request.principal`, and answers 401/403 with the §7 body and
  * `WWW-Authenticate` (RFC 6750 §3).
  */
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Principal, TokenVerifier } from '../domain/credentials/principal.js';
 import type { Scope } from '../domain/credentials/scopes.js';
 import { isDatabaseUnavailable } from './error-handler.js';
@@ -34,11 +34,11 @@ export function bearerToken(req: FastifyRequest): string | undefined {
 }
 
 /**
- * Builds a preHandler that enforces the options below with the given verifier, and counts the call
+ * Builds an `onRequest` hook that enforces the options below with the given verifier, and counts the call
  * against the credential's rate limit (or the client address's, without a valid token).
  */
 export function makeGuard(verifier: TokenVerifier, limiter?: RateLimiter) {
-  return function guard(opts: GuardOptions = {}): preHandlerAsyncHookHandler {
+  return function guard(opts: GuardOptions = {}): onRequestAsyncHookHandler {
     return async (req: FastifyRequest, reply: FastifyReply) => {
       const token = bearerToken(req);
       if (!token) {

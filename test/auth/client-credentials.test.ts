@@ -11,7 +11,7 @@ describe('client credentials grant and the API guard', () => {
   beforeAll(async () => {
     t = await testApp();
     // A probe route behind the guard, to observe what the guard admits.
-    t.app.get('/v1/_probe', { preHandler: t.app.guard({ scope: 'external.appointment.read' }) }, async (req) => {
+    t.app.get('/v1/_probe', { onRequest: t.app.guard({ scope: 'external.appointment.read' }) }, async (req) => {
       const p = principalOf(req);
       return { kind: p.kind, developer: p.developerId };
     });

@@ -10,7 +10,7 @@ describe('token helpers for other tests', () => {
   let dev: NewDeveloper;
   beforeAll(async () => {
     t = await testApp();
-    t.app.get('/v1/_whoami', { preHandler: t.app.guard({ allowAnonymous: true }) }, async (req) => {
+    t.app.get('/v1/_whoami', { onRequest: t.app.guard({ allowAnonymous: true }) }, async (req) => {
       const p = principalOf(req);
       return { kind: p.kind, developer: p.developerId, scopes: [...p.scopes].sort(), user: p.kind === 'user' ? p.userId : null };
     });

@@ -23,7 +23,7 @@ describe('OAuth flows with oauth4webapi over HTTP', () => {
 
   beforeAll(async () => {
     t = await testApp();
-    t.app.get('/v1/_probe', { preHandler: t.app.guard({ scope: 'external.appointment.read' }) }, async () => ({ ok: true }));
+    t.app.get('/v1/_probe', { onRequest: t.app.guard({ scope: 'external.appointment.read' }) }, async () => ({ ok: true }));
     base = await t.listen();
     dev = await newDeveloper(t, 'Flow test app', [REDIRECT, 'http://127.0.0.1:9/other']);
     userClient = { client_id: dev.user_client_id };

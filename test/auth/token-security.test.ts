@@ -15,8 +15,8 @@ import { newDeveloper, testApp, testPort, type TestApp } from '../helpers/app.js
 import { anonymousToken, bearer, clientToken, userTokenResponse } from '../helpers/auth.js';
 
 function probe(app: FastifyInstance): void {
-  app.get('/v1/_probe', { preHandler: app.guard({ scope: 'external.appointment.read' }) }, async (req) => ({ kind: principalOf(req).kind }));
-  app.get('/v1/_directory_probe', { preHandler: app.guard({ allowAnonymous: true }) }, async (req) => ({ kind: principalOf(req).kind }));
+  app.get('/v1/_probe', { onRequest: app.guard({ scope: 'external.appointment.read' }) }, async (req) => ({ kind: principalOf(req).kind }));
+  app.get('/v1/_directory_probe', { onRequest: app.guard({ allowAnonymous: true }) }, async (req) => ({ kind: principalOf(req).kind }));
 }
 
 describe('API token checks', () => {

@@ -6,7 +6,7 @@ import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { DateTime } from 'luxon';
 import type { AppointmentStatus, ConfirmationType, Database, VisitType } from '../../db/schema.js';
 import type { Principal } from '../credentials/principal.js';
-import { utcIso } from '../scheduling/local-time.js';
+import { utcIso, type LocalClock } from '../scheduling/local-time.js';
 import { visibleAppointments } from './visibility.js';
 
 export interface AppointmentRow {
@@ -107,11 +107,16 @@ export function createFields(row: AppointmentRow, publicBaseUrl: string): Create
   return out;
 }
 
-/** Column R of interface.md §2.2. */
-export function fullRecord(row: AppointmentRow, publicBaseUrl: string): FullRecord {
+/**
+ * Column R of interface.md §2.2. Pass a long-lived `clock` to memoise the zone offset formatting
+ * (Luxon's zone lookup is most of the cost of a record).
+ */
+export function fullRecord(row: AppointmentRow, publicBaseUrl: string, clock?: LocalClock): FullRecord {
   const out: FullRecord = {
     ...createFields(row, publicBaseUrl),
-    start_time: DateTime.fromJSDate(row.start_time, { zone: row.time_zone }).toISO({ suppressMilliseconds: true })!,
+    start_time: clock
+      ? clock.format(row.time_zone, row.start_time.getTime())
+      : DateTime.fromJSDate(row.start_time, { zone: row.time_zone }).toISO({ suppressMilliseconds: true })!,
     created_time_utc: utcIso(row.created_at),
     last_modified_time_utc: utcIso(row.updated_at),
     provider_location_id: row.provider_location_id,

@@ -19,7 +19,7 @@ import { createFields, findVisible, fullRecord } from '../../../domain/appointme
 import { rescheduleAppointment } from '../../../domain/appointments/reschedule.js';
 import { APPOINTMENT_STATUSES } from '../../../domain/appointments/states.js';
 import { updateAppointmentStatus } from '../../../domain/appointments/update-status.js';
-import { parseUtcTimestamp } from '../../../domain/scheduling/local-time.js';
+import { LocalClock, parseUtcTimestamp } from '../../../domain/scheduling/local-time.js';
 import { principalOf } from '../../../http/auth-guard.js';
 import { badRequest, notFound } from '../../../http/errors.js';
 import { commaList, errorResponses, nextUrl, pageEnvelope } from '../common-schemas.js';
@@ -47,6 +47,8 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   const read = app.guard({ scope: 'external.appointment.read' });
   const write = app.guard({ scope: 'external.appointment.write' });
   const base = config.publicBaseUrl;
+  // Memoises start-time formatting in the provider's offset across requests (bounded).
+  const clock = new LocalClock(50_000);
   // Read audit records are batched (one INSERT per 50 ms), flushed when the app closes.
   const auditReads = new AuditBuffer(db, { onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'read audit flush failed') });
   app.addHook('onClose', async () => auditReads.close());
@@ -54,7 +56,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   app.post(
     '/v1/appointments',
     {
-      preHandler: write,
+      onRequest: write,
       schema: {
         tags,
         summary: 'Book an appointment at a start time the availability endpoint offers',
@@ -71,7 +73,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   app.get(
     '/v1/appointments',
     {
-      preHandler: read,
+      onRequest: read,
       schema: {
         tags,
         summary: 'List the appointments you may see (at most 1,000 through pagination)',
@@ -115,7 +117,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
         page_size: q.page_size,
         total_count: totalCount,
         next_url: q.page >= 10 ? null : nextUrl(base, req, q.page, q.page_size, reachable),
-        data: rows.map((r) => fullRecord(r, base)),
+        data: rows.map((r) => fullRecord(r, base, clock)),
       };
     },
   );
@@ -123,7 +125,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   app.get(
     '/v1/appointments/:appointment_id',
     {
-      preHandler: read,
+      onRequest: read,
       schema: { tags, summary: 'Read one appointment', params: IdParams, response: { 200: envelope(AppointmentRecord), ...errorResponses(404) } },
     },
     async (req) => {
@@ -133,14 +135,14 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       await audit(auditReads, { kind: 'principal', principal: p, requestId: String(req.id) }, {
         env: row.env, developerId: row.developer_id, appointmentId: row.id, action: 'read',
       });
-      return { request_id: String(req.id), data: fullRecord(row, base) };
+      return { request_id: String(req.id), data: fullRecord(row, base, clock) };
     },
   );
 
   app.get(
     '/v1/appointments/:appointment_id/participants',
     {
-      preHandler: read,
+      onRequest: read,
       schema: {
         tags,
         summary: 'Read the participants (the patient) of an appointment',
@@ -157,7 +159,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   app.post(
     '/v1/appointments/confirm',
     {
-      preHandler: write,
+      onRequest: write,
       schema: {
         tags,
         summary: 'Confirm a pending_booking appointment (manual confirmation)',
@@ -171,7 +173,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   app.post(
     '/v1/appointments/cancel',
     {
-      preHandler: write,
+      onRequest: write,
       schema: {
         tags,
         summary: 'Cancel an appointment that is not already cancelled; releases its time',
@@ -185,7 +187,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   app.post(
     '/v1/appointments/reschedule',
     {
-      preHandler: write,
+      onRequest: write,
       schema: {
         tags,
         summary: 'Move an appointment to a new start time (only the time changes)',
@@ -202,7 +204,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   app.put(
     '/v1/appointments/update-status',
     {
-      preHandler: write,
+      onRequest: write,
       schema: {
         tags,
         summary: 'Record that the patient arrived, or mark a no_show (0–2 days after the start)',

@@ -64,7 +64,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: D
   app.post(
     '/v1/appointments/:appointment_id/attachments',
     {
-      preHandler: app.guard({ scope: 'external.appointment.write' }),
+      onRequest: app.guard({ scope: 'external.appointment.write' }),
       // The body is multipart: its parts are validated in the domain (every bad part is named).
       validatorCompiler: () => () => true,
       schema: {
@@ -97,7 +97,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: D
   app.get(
     '/v1/appointments/:appointment_id/attachments/:attachment_id',
     {
-      preHandler: app.guard({ scope: 'external.appointment.read' }),
+      onRequest: app.guard({ scope: 'external.appointment.read' }),
       schema: {
         tags: ['appointments'],
         summary: 'Download an attachment',

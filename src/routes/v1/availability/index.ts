@@ -53,7 +53,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
   app.get(
     '/v1/provider_locations/availability',
     {
-      preHandler: app.guard({ allowAnonymous: true }),
+      onRequest: app.guard({ allowAnonymous: true }),
       schema: {
         tags: ['availability'],
         summary: 'Bookable start times per provider location for a visit reason and patient type',

@@ -63,7 +63,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = asyn
   app.get(
     path,
     {
-      preHandler: app.guard({ scope: 'external.calendar.read', allowProviderUser: true }),
+      onRequest: app.guard({ scope: 'external.calendar.read', allowProviderUser: true }),
       schema: {
         tags: ['calendar'],
         summary: 'Read a provider\'s calendar timeslots for a local date',
@@ -112,7 +112,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = asyn
   app.put(
     path,
     {
-      preHandler: app.guard({ scope: 'external.calendar.write', allowProviderUser: true }),
+      onRequest: app.guard({ scope: 'external.calendar.write', allowProviderUser: true }),
       // No body at all erases the date too (interface.md §4.16).
       preValidation: async (req) => {
         if (req.body === undefined || req.body === null) req.body = {};

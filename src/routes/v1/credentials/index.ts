@@ -25,7 +25,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRouteDeps> = 
   app.post(
     '/v1/token/anonymous-user',
     {
-      preHandler: app.guard({ scope: 'external.anonymous_token.write' }),
+      onRequest: app.guard({ scope: 'external.anonymous_token.write' }),
       schema: {
         tags: ['auth'],
         summary: 'Issue an anonymous token for one end user of your app',
@@ -48,7 +48,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRouteDeps> = 
   app.post(
     '/v1/credentials/rotate',
     {
-      preHandler: app.guard({ scope: 'external.credential.rotate' }),
+      onRequest: app.guard({ scope: 'external.credential.rotate' }),
       schema: {
         tags: ['auth'],
         summary: 'Rotate the secret of a machine-to-machine client',

@@ -16,7 +16,7 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
   app.get(
     '/v1-beta/facilities',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['facilities (beta)'],
         summary: 'Find facilities of your directory by NPI or near a ZIP code',
@@ -71,7 +71,7 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
   app.get(
     '/v1-beta/facilities/:facility_id',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['facilities (beta)'],
         summary: 'Read one facility of your directory',

@@ -21,7 +21,7 @@ export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & {
   app.get(
     '/v1/provider_locations/:provider_location_id/insurance_mappings',
     {
-      preHandler: app.guard({ allowAnonymous: true }),
+      onRequest: app.guard({ allowAnonymous: true }),
       schema: {
         tags: ['directory'],
         summary: "Read a provider-location's insurance plan mappings and the plans it could accept",
@@ -40,7 +40,7 @@ export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & {
   app.post(
     '/v1/provider_locations/:provider_location_id/insurance_mappings',
     {
-      preHandler: app.guard({ scope: 'external.provider_insurance.write' }),
+      onRequest: app.guard({ scope: 'external.provider_insurance.write' }),
       schema: {
         tags: ['directory'],
         summary: "Request a change to a provider-location's insurance plans (applied asynchronously)",

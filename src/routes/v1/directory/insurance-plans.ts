@@ -13,7 +13,7 @@ export const insurancePlanRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = asy
   app.get(
     '/v1/insurance_plans',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['reference'],
         summary: 'List insurance plans',
@@ -57,7 +57,7 @@ export const insurancePlanRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = asy
   app.get(
     '/v1/insurance_plans/:insurance_plan_id',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['reference'],
         summary: 'Read one insurance plan',

@@ -46,7 +46,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
   app.get(
     '/v1/providers',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['directory'],
         summary: 'Find providers of your directory by NPI',
@@ -78,7 +78,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
   app.get(
     '/v1/provider_locations',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['directory'],
         summary: 'Search provider-locations near a ZIP code, nearest first',
@@ -159,7 +159,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
   app.get(
     '/v1/provider_locations/:provider_location_id',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['directory'],
         summary: 'Read one provider-location of your directory',

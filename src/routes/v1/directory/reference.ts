@@ -17,7 +17,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (
   app.get(
     '/v1/reference/npi',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['reference'],
         summary: 'List the NPIs of the active providers in your directory',
@@ -42,7 +42,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (
   app.get(
     '/v1/specialties',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['reference'],
         summary: 'List specialties',
@@ -61,7 +61,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (
   app.get(
     '/v1/specialties/:specialty_id',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['reference'],
         summary: 'Read one specialty',
@@ -79,7 +79,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (
   app.get(
     '/v1/visit_reasons',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['reference'],
         summary: 'List visit reasons',
@@ -107,7 +107,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (
   app.get(
     '/v1/visit_reasons/:visit_reason_id',
     {
-      preHandler: anyToken,
+      onRequest: anyToken,
       schema: {
         tags: ['reference'],
         summary: 'Read one visit reason',

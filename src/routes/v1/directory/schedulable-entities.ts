@@ -14,7 +14,7 @@ export const schedulableEntityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> =
   app.get(
     '/v1/schedulable_entities',
     {
-      preHandler: app.guard({ scope: 'external.schedulable_entity.read' }),
+      onRequest: app.guard({ scope: 'external.schedulable_entity.read' }),
       schema: {
         tags: ['directory'],
         summary: 'List the schedulable entities (provider-locations) of your directory',

@@ -38,7 +38,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   app.post(
     '/v1/webhook/mock-request',
     {
-      preHandler: app.guard(),
+      onRequest: app.guard(),
       schema: {
         tags: ['webhooks'],
         summary: 'Send a signed example webhook (sandbox only)',
