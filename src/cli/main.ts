@@ -127,7 +127,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .option('--provider-id <id>', 'the provider this login belongs to (role provider)')
     .option('--json', 'print JSON')
     .action(async (opts: { email: string; password: string; role: string; providerId?: string; json?: boolean }, cmd: Command) => {
-      if (opts.role !== 'patient' && opts.role !== 'provider') throw new InvalidArgumentError('--role must be patient or provider');
+      if (opts.role !== 'patient' && opts.role !== 'provider') throw new UsageError('--role must be patient or provider');
       const role = opts.role;
       const r = remote(cmd);
       const result = r.url
@@ -171,7 +171,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .option('--format <format>', 'json or ndjson (default: detected from the content)')
     .option('--json', 'print JSON')
     .action(async (file: string, opts: { developer?: string; format?: string; json?: boolean }, cmd: Command) => {
-      if (opts.format !== undefined && opts.format !== 'json' && opts.format !== 'ndjson') throw new InvalidArgumentError('--format must be json or ndjson');
+      if (opts.format !== undefined && opts.format !== 'json' && opts.format !== 'ndjson') throw new UsageError('--format must be json or ndjson');
       const format = opts.format as 'json' | 'ndjson' | undefined;
       const text = await readFile(file, 'utf8');
       const r = remote(cmd);
@@ -230,7 +230,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       if (remote(cmd).url) {
-        throw new InvalidArgumentError('keys rotate works on the database directly (DATABASE_URL, or the stopped embedded database), not through --url');
+        throw new UsageError('keys rotate works on the database directly (DATABASE_URL, or the stopped embedded database), not through --url');
       }
       const cfg = config();
       const { kid } = await withDb(cfg, (db) => new KeyStore(db, cfg.appEnv).rotate());
@@ -286,6 +286,13 @@ async function importRemote(
   if (!res.ok) throw new Error(`POST /directory/import answered ${res.status}: ${JSON.stringify(body)}`);
   return { summary: body };
 }
+
+/**
+ * A usage error found by a command's action (after parsing): printed like any other error. Commander's
+ * own errors are printed by Commander itself before it throws, which is why `main` prints no
+ * `CommanderError`; an `InvalidArgumentError` thrown from an action would exit silently.
+ */
+class UsageError extends Error {}
 
 /** Entry point: parses argv, prints errors without stacks, sets the exit code. */
 export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<void> {

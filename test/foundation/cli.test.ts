@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.js';
 import { testApp, testPort, type TestApp } from '../helpers/app.js';
 
 const run = promisify(execFile);
@@ -36,6 +37,39 @@ describe('operator CLI and the service process', () => {
     expect(bad?.code).toBe(1);
     expect(bad?.stderr).toContain('401');
   });
+
+  it('works directly on a stopped embedded database: npx carebook --help, npm run migrate, directory seed, user create', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'carebook-cli-direct-'));
+    const env = { PATH: process.env.PATH!, HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dir };
+    const root = join(import.meta.dirname, '../..');
+    try {
+      const help = await run('npx', ['--no-install', 'carebook', '--help'], { cwd: root, env, timeout: 60_000 });
+      for (const command of ['serve', 'worker', 'migrate', 'developer', 'user', 'directory']) expect(help.stdout).toContain(command);
+      const migrate = await run('npm', ['run', '--silent', 'migrate'], { cwd: root, env, timeout: 60_000 });
+      expect(migrate.stdout).toContain('migrations are current');
+      const seeded = JSON.parse((await run(process.execPath, [BIN, 'directory', 'seed', '--providers', '4', '--seed', '7', '--json'], { env, timeout: 60_000 })).stdout);
+      expect(seeded.provider_locations).toBeGreaterThanOrEqual(4);
+      const patient = JSON.parse((await run(process.execPath, [BIN, 'user', 'create', '--email', 'pat@example.org', '--password', 'a long passphrase', '--role', 'patient', '--json'], { env, timeout: 60_000 })).stdout);
+      expect(patient.user_id).toBeTruthy();
+      const bad = await run(process.execPath, [BIN, 'user', 'create', '--email', 'x@example.org', '--password', 'a long passphrase', '--role', 'admin'], { env, timeout: 60_000 })
+        .then(() => undefined, (e: { code: number; stderr: string }) => e);
+      expect(bad?.code).not.toBe(0);
+      expect(bad?.stderr).toContain('--role');
+
+      // What the commands wrote is in the data directory.
+      const h = await openDatabase({ dataDir: dir });
+      try {
+        const users = await h.db.selectFrom('users').select(['id', 'role']).execute();
+        expect(users).toEqual([{ id: patient.user_id, role: 'patient' }]);
+        const pls = await h.db.selectFrom('provider_locations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        expect(Number(pls.n)).toBeGreaterThanOrEqual(seeded.provider_locations);
+      } finally {
+        await h.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('rejects bad arguments with a message and a non-zero exit code', async () => {
     const e = await cli(['directory', 'seed', '--providers', 'many']).then(() => undefined, (err: { code: number; stderr: string }) => err);
