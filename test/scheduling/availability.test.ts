@@ -1,4 +1,5 @@
 /** GET /v1/provider_locations/availability (interface.md §4.16, contracts.md §3, §4, §5). */
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anonymousToken, bearer, clientToken } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
@@ -26,6 +27,33 @@ describe(`availability endpoint (${engineName})`, () => {
     expect(phx.timeslots.every((s: { start_time: string }) => s.start_time.endsWith('-07:00'))).toBe(true);
     expect(ny.timeslots[0]).toEqual({ start_time: `${nyDate(2)}T00:00:00-05:00`, visit_reason_id: 'pc_t30' });
     expect(ny.first_availability).toEqual(ny.timeslots[0]);
+  });
+
+  it('without a start date the window starts today in each provider\'s own zone (end inclusive, at most 31 days later)', async () => {
+    const hnlToday = DateTime.now().setZone('Pacific/Honolulu').toISODate()!;
+    const hnlDay = (days: number) => DateTime.fromISO(hnlToday).plus({ days }).toISODate()!;
+    const only = (ids: string, endDate: string) => get({ ...base, provider_location_ids: ids, end_date_in_provider_local_time: endDate });
+    expect((await only(PL.hnl, hnlToday)).statusCode).toBe(200);
+    expect((await only(PL.hnl, hnlDay(31))).statusCode).toBe(200);
+    for (const bad of [hnlDay(-1), hnlDay(32)]) {
+      const res = await only(PL.hnl, bad);
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.json().errors[0].field).toBe('end_date_in_provider_local_time');
+    }
+    // New York's today is checked against New York's window, whatever the server's zone.
+    expect((await only(PL.ny, nyDate(31))).statusCode).toBe(200);
+    expect((await only(PL.ny, nyDate(32))).statusCode).toBe(400);
+    expect((await only(PL.ny, nyDate(-1))).statusCode).toBe(400);
+  });
+
+  it('offers nothing that starts more than 150 days ahead', async () => {
+    const res = await get({ ...base, provider_location_ids: PL.ny, start_date_in_provider_local_time: nyDate(148), end_date_in_provider_local_time: nyDate(153) });
+    expect(res.statusCode, res.body).toBe(200);
+    const starts = (res.json().data[0].timeslots as { start_time: string }[]).map((s) => s.start_time);
+    const horizon = Date.now() + 150 * 86_400_000;
+    expect(starts.some((t) => t.startsWith(nyDate(149)))).toBe(true);
+    expect(starts.every((t) => Date.parse(t) <= horizon)).toBe(true);
+    expect(starts.some((t) => t.startsWith(nyDate(151)))).toBe(false);
   });
 
   it('durations follow the patient type: new 60 min, existing 40 min', async () => {

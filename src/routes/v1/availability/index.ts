@@ -73,13 +73,18 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
       const end = q.end_date_in_provider_local_time;
       if (start !== undefined && !isLocalDate(start)) throw badRequest('start_date_in_provider_local_time', 'must be a date YYYY-MM-DD');
       if (end !== undefined && !isLocalDate(end)) throw badRequest('end_date_in_provider_local_time', 'must be a date YYYY-MM-DD');
-      const spanFrom = start ?? clock.today('UTC', new Date());
-      if (end !== undefined && end < (start ?? clock.addDays(spanFrom, -1))) {
-        throw badRequest('end_date_in_provider_local_time', 'must not be before the start date');
-      }
-      if (end !== undefined && clock.daysBetween(spanFrom, end) > MAX_SPAN_DAYS) {
-        throw badRequest('end_date_in_provider_local_time', `must be at most ${MAX_SPAN_DAYS} days after the start date`);
-      }
+      const now = new Date();
+      // The window (contracts.md §4): the end is inclusive, at most 31 days after the start. Without a
+      // start date the start is today in each provider's own zone, so that case is checked per
+      // provider-location once they are loaded.
+      const checkSpan = (from: string): void => {
+        if (end === undefined) return;
+        if (end < from) throw badRequest('end_date_in_provider_local_time', `must not be before the start date (${from})`);
+        if (clock.daysBetween(from, end) > MAX_SPAN_DAYS) {
+          throw badRequest('end_date_in_provider_local_time', `must be at most ${MAX_SPAN_DAYS} days after the start date (${from})`);
+        }
+      };
+      if (start !== undefined) checkSpan(start);
       const unique = [...new Set(ids)];
       const [vr, loaded] = await Promise.all([
         db.selectFrom('visit_reasons').select('id').where('env', '=', env).where('id', '=', q.visit_reason_id).executeTakeFirst(),
@@ -88,6 +93,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
       if (!vr) throw badRequest('visit_reason_id', `unknown visit reason ${q.visit_reason_id}`);
       const missing = unique.filter((id) => !loaded.get(id)?.active);
       if (missing.length) throw notFound(`provider locations not in your directory: ${missing.join(', ')}`, 'provider_location_ids');
+      if (start === undefined) for (const id of unique) checkSpan(clock.today(loaded.get(id)!.timeZone, now));
 
       let eligible = unique;
       if (q.insurance_plan_id || q.insurance_carrier_id) {
@@ -97,7 +103,6 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
         });
         eligible = unique.filter((id) => ok.has(id));
       }
-      const now = new Date();
       const result = await availabilityOf(db, new Map(eligible.map((id) => [id, loaded.get(id)!])), {
         env,
         visitReasonId: q.visit_reason_id,
