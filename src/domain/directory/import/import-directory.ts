@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.js';
 import type { Env } from '../../../db/schema.js';
 import { writeDirectory, type WriteSummary } from '../write-directory.js';
-import { parseDirectoryText, type ImportError, type ImportFormat } from './parse.js';
+import { parseDirectoryTextPartially, type ImportError, type ImportFormat } from './parse.js';
 import { validateDirectory } from './validate.js';
 
 export type ImportPhase = 'parse' | 'validate' | 'write';
@@ -31,11 +31,14 @@ export async function importDirectory(db: Db, text: string, opts: ImportOptions)
     if (!dev) throw new UnknownImportDeveloper(`no developer ${opts.developerId} in ${opts.env}`);
   }
   opts.onProgress?.('parse', 0, 1);
-  const parsed = parseDirectoryText(text, opts.format);
-  if ('errors' in parsed) return { ok: false, errors: parsed.errors };
+  const parsed = parseDirectoryTextPartially(text, opts.format);
+  if (parsed.fatal) return { ok: false, errors: parsed.errors };
+  // The records that could be read are validated even when some lines could not: one run reports
+  // every bad row (a reference to a record on an unreadable line is reported as unknown too).
   opts.onProgress?.('validate', 0, 1);
   const checked = await validateDirectory(db, opts.env, parsed);
-  if ('errors' in checked) return { ok: false, errors: checked.errors };
+  const errors = [...parsed.errors, ...('errors' in checked ? checked.errors : [])];
+  if (errors.length || 'errors' in checked) return { ok: false, errors: errors.sort((a, b) => a.line - b.line) };
   const summary = await db.transaction().execute((trx) =>
     writeDirectory(trx, opts.env, checked.document, {
       ...(opts.developerId ? { developerId: opts.developerId } : {}),

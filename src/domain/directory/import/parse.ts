@@ -41,13 +41,30 @@ export function detectFormat(text: string): ImportFormat {
   }
 }
 
-/** Parses `text`; returns the records with their lines, or the errors that stop parsing. */
-export function parseDirectoryText(text: string, format: ImportFormat = detectFormat(text)): ParsedDocument | { errors: ImportError[] } {
+/** What parsing read, and what it could not: the readable records are kept so that they can be validated too. */
+export interface PartialParse extends ParsedDocument {
+  /** Lines that could not be read, sections that do not exist, … (sorted by line). */
+  errors: ImportError[];
+  /** True when nothing could be read (the JSON form is not valid JSON): `records` is empty. */
+  fatal: boolean;
+}
+
+/** Parses `text`; returns the records with their lines, or every error found while parsing. */
+export function parseDirectoryText(text: string, format?: ImportFormat): ParsedDocument | { errors: ImportError[] } {
+  const p = parseDirectoryTextPartially(text, format);
+  return p.errors.length ? { errors: p.errors } : { records: p.records, lines: p.lines };
+}
+
+/**
+ * Parses `text` as far as it can: a bad NDJSON line or an unknown JSON section is reported and the
+ * rest is still read, so that an import can report every bad row at once (issue #4).
+ */
+export function parseDirectoryTextPartially(text: string, format: ImportFormat = detectFormat(text)): PartialParse {
   const body = text.replace(/^\uFEFF/, '');
   return format === 'ndjson' ? parseNdjson(body) : parseJson(body);
 }
 
-function parseNdjson(text: string): ParsedDocument | { errors: ImportError[] } {
+function parseNdjson(text: string): PartialParse {
   const records = empty<unknown>();
   const lines = empty<number>();
   const errors: ImportError[] = [];
@@ -75,7 +92,7 @@ function parseNdjson(text: string): ParsedDocument | { errors: ImportError[] } {
     records[section].push(rest);
     lines[section].push(i + 1);
   }
-  return errors.length ? { errors } : { records, lines };
+  return { records, lines, errors, fatal: false };
 }
 
 function lineAt(text: string, pos: number): number {
@@ -84,7 +101,8 @@ function lineAt(text: string, pos: number): number {
   return line;
 }
 
-function parseJson(text: string): ParsedDocument | { errors: ImportError[] } {
+function parseJson(text: string): PartialParse {
+  const fatal = (errors: ImportError[]): PartialParse => ({ records: empty<unknown>(), lines: empty<number>(), errors, fatal: true });
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -93,37 +111,39 @@ function parseJson(text: string): ParsedDocument | { errors: ImportError[] } {
     const m = /line (\d+)/.exec(msg) ?? null;
     const p = /position (\d+)/.exec(msg);
     const line = m ? Number(m[1]) : p ? lineAt(text, Number(p[1])) : lineAt(text, syntaxErrorOffset(text));
-    return { errors: [{ line, message: `not valid JSON: ${msg}` }] };
+    return fatal([{ line, message: `not valid JSON: ${msg}` }]);
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) {
-    return { errors: [{ line: 1, message: 'the document must be a JSON object with record sections (see docs/directory-format.md)' }] };
+    return fatal([{ line: 1, message: 'the document must be a JSON object with record sections (see docs/directory-format.md)' }]);
   }
   const errors: ImportError[] = [];
   const records = empty<unknown>();
+  const found = elementLines(text);
   for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
+    const line = found.keys.get(key) ?? 1;
     if (!(key in SECTIONS)) {
-      errors.push({ line: 0, field: key, message: `unknown section; sections are ${SECTION_NAMES.join(', ')}` });
+      errors.push({ line, field: key, message: `unknown section; sections are ${SECTION_NAMES.join(', ')}` });
       continue;
     }
     if (!Array.isArray(value)) {
-      errors.push({ line: 0, field: key, message: 'must be an array' });
+      errors.push({ line, field: key, message: 'must be an array' });
       continue;
     }
     records[key as Section] = value;
   }
-  if (errors.length) return { errors };
-  const found = elementLines(text);
   const lines = empty<number>();
-  for (const s of SECTION_NAMES) lines[s] = records[s].map((_, i) => found.get(s)?.[i] ?? 0);
-  return { records, lines };
+  for (const s of SECTION_NAMES) lines[s] = records[s].map((_, i) => found.elements.get(s)?.[i] ?? 0);
+  return { records, lines, errors, fatal: false };
 }
 
 /**
- * The line where each element of each top-level array member starts: a single pass over the text
- * that follows strings and nesting only (the text is already known to be valid JSON).
+ * The line of each top-level key, and the line where each element of each top-level array member
+ * starts: a single pass over the text that follows strings and nesting only (the text is already
+ * known to be valid JSON).
  */
-function elementLines(text: string): Map<string, number[]> {
+function elementLines(text: string): { keys: Map<string, number>; elements: Map<string, number[]> } {
   const out = new Map<string, number[]>();
+  const keys = new Map<string, number>();
   const stack: number[] = []; // char codes of open containers
   let line = 1;
   let lastKey: string | undefined;
@@ -147,7 +167,10 @@ function elementLines(text: string): Map<string, number[]> {
         else if (d === 34) break;
         else j++;
       }
-      if (stack.length === 1) lastKey = JSON.parse(text.slice(i, j + 1)) as string;
+      if (stack.length === 1) {
+        lastKey = JSON.parse(text.slice(i, j + 1)) as string;
+        if (!keys.has(lastKey)) keys.set(lastKey, line);
+      }
       i = j;
       continue;
     }
@@ -176,7 +199,7 @@ function elementLines(text: string): Map<string, number[]> {
       while (i + 1 < n && !/[\s,\]]/.test(text[i + 1]!)) i++;
     }
   }
-  return out;
+  return { keys, elements: out };
 }
 
 /** Index just past the container that opens at `start`. */
