@@ -76,8 +76,15 @@ async function openPostgres(url: string, schema: string | undefined, max: number
     // short OLTP statements.
     options: `-c jit=off${schema ? ` -c search_path="${schema}",public` : ''}`,
   });
-  // An idle client's error (e.g. the server restarting) must not crash the process.
+  // A connection error (e.g. the server shutting down: FATAL 57P01) must not crash the process. The
+  // pool listens on idle clients only and drops that listener while a client is checked out, so a
+  // client that loses its server mid-transaction or between two statements would emit an unhandled
+  // 'error' event; every client gets its own listener. The statement in flight still fails with its
+  // own error (503 to the caller), and the pool discards the broken client when it is released.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', close: () => db.destroy() };
 }
