@@ -42,6 +42,7 @@ export function addWebhookCommands(program: Command, config: () => Config): void
   webhook
     .command('replay')
     .requiredOption('--developer <id>')
+    .description('send again every delivered, failed or no_endpoint event since a time (never the developer\'s own changes)')
     .requiredOption('--since <time>', 'ISO-8601 time', dateArg)
     .action(async (o: { developer: string; since: string }, cmd: Command) => {
       const r = remote(cmd);

@@ -372,7 +372,11 @@ export interface WebhookEndpointsTable {
   developer_id: string;
   env: Env;
   url: string;
-  keys: string[];
+  /** The current signing key (base64). */
+  key: string;
+  /** The key replaced last, still signing until `previous_key_expires_at` (contracts.md §7). */
+  previous_key: string | null;
+  previous_key_expires_at: NullableTimestamp;
   updated_at: Timestamp;
 }
 
@@ -382,9 +386,11 @@ export interface OutboxEventsTable {
   developer_id: string;
   appointment_id: string;
   update_type: 'created' | 'updated' | 'cancelled';
-  changed_attributes: Defaulted<string[]>;
+  /** jsonb `[{attribute_path, attachment_type?}]`; written as a JSON string (contracts.md §7). */
+  changed_attributes: ColumnType<{ attribute_path: string; attachment_type?: string }[], string | undefined, string>;
   occurred_at: Timestamp;
-  status: Defaulted<'pending' | 'delivered' | 'failed' | 'skipped'>;
+  /** `skipped`: the developer's own call made the change; `no_endpoint`: no receiver was registered (replayable). */
+  status: Defaulted<'pending' | 'delivered' | 'failed' | 'skipped' | 'no_endpoint'>;
   attempts: Defaulted<number>;
   next_attempt_at: Timestamp;
   locked_until: NullableTimestamp;
@@ -396,6 +402,8 @@ export interface OutboxEventsTable {
 
 export interface WebhookDeliveriesTable {
   id: Generated<string>;
+  env: Env;
+  developer_id: string;
   event_id: string;
   attempt: number;
   url: string;

@@ -73,13 +73,22 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     response: { request_id: 'req_51d0e2', data: { access_token: 'eyJhbGciOiJFUzI1NiJ9.eyJhbm9ueW1vdXMiOnRydWV9.c2ln', token_type: 'Bearer', expires_in: 3600 } },
   },
   'POST /v1/webhook/mock-request': {
-    request: { webhook_url: 'https://hooks.example.org/carebook', webhook_key: 'c2VjcmV0LWtleQ==', appointment_update_type: 'cancelled' },
+    request: { webhook_url: 'https://hooks.example.org/carebook', webhook_key: 'c2VjcmV0LWtleQ==', appointment_update_type: 'updated' },
     response: {
       event_type: 'appointment_updated',
       webhook_timestamp: '2026-11-22T06:46:40.000Z',
       data: {
         data_type: 'appointment_data',
-        appointment_data: { appointment_id: APPOINTMENT_ID, appointment_updated_timestamp: '2026-11-22T06:46:39.512Z', appointment_update_type: 'cancelled', changed_attributes: [{ attribute_path: 'appointment.status' }] },
+        appointment_data: {
+          appointment_id: APPOINTMENT_ID,
+          appointment_updated_timestamp: '2026-11-22T06:46:39.512Z',
+          appointment_update_type: 'updated',
+          changed_attributes: [
+            { attribute_path: 'appointment.start_time' },
+            { attribute_path: 'appointment.status' },
+            { attribute_path: 'patient.uploaded_attachments', attachment_type: 'community_care_packet' },
+          ],
+        },
       },
     },
   },

@@ -1,7 +1,8 @@
 /**
  * A developer's webhook receiver (contracts.md §2 `webhook set`). Setting a new key keeps the
- * previous one for `KEY_OVERLAP_HOURS`: deliveries carry both signatures meanwhile, so a receiver can
- * switch keys without dropping events (contracts.md §7).
+ * previous one for `KEY_OVERLAP_HOURS` after the key changed (stored as `previous_key` and its expiry,
+ * not derived from `updated_at`): deliveries carry both signatures meanwhile, so a receiver can switch
+ * keys without dropping events (contracts.md §7).
  */
 import type { Db } from '../db/database.js';
 import type { Env } from '../db/schema.js';
@@ -22,9 +23,15 @@ export interface WebhookEndpoint {
   keys: string[];
 }
 
+/**
+ * Registers or changes the developer's receiver (contracts.md §2 `webhook set`; issue #5 §3). A key that
+ * differs from the current one becomes current, and the replaced key keeps signing for
+ * `KEY_OVERLAP_HOURS` from that moment (contracts.md §7). Setting the current key again (e.g. to change
+ * only the URL) keeps the previous key and its expiry as they were.
+ */
 export async function setWebhookEndpoint(
   db: Db,
-  input: { env: Env; developerId: string; url: string; key: string; allowPrivateTargets: boolean },
+  input: { env: Env; developerId: string; url: string; key: string; allowPrivateTargets: boolean; now?: Date },
 ): Promise<void> {
   try {
     checkUrl(input.url, policyFor(input.env, input.allowPrivateTargets));
@@ -32,24 +39,37 @@ export async function setWebhookEndpoint(
     throw new WebhookInputError('url', e instanceof TargetRefused ? e.message : 'invalid URL');
   }
   if (!isBase64Key(input.key)) throw new WebhookInputError('key', 'must be a base64 string');
+  const now = input.now ?? new Date();
   await db.transaction().execute(async (trx) => {
     const dev = await trx.selectFrom('developers').select('id').where('id', '=', input.developerId).where('env', '=', input.env).executeTakeFirst();
     if (!dev) throw new WebhookInputError('developer_id', `no developer ${input.developerId}`);
-    const existing = await trx.selectFrom('webhook_endpoints').select(['keys']).where('developer_id', '=', input.developerId).forUpdate().executeTakeFirst();
-    const previous = existing?.keys[0];
-    const keys = previous && previous !== input.key ? [input.key, previous] : [input.key];
+    const existing = await trx
+      .selectFrom('webhook_endpoints')
+      .select(['key', 'previous_key', 'previous_key_expires_at'])
+      .where('developer_id', '=', input.developerId)
+      .forUpdate()
+      .executeTakeFirst();
+    const rotated = existing !== undefined && existing.key !== input.key;
+    const previous = rotated
+      ? { previous_key: existing.key, previous_key_expires_at: new Date(now.getTime() + KEY_OVERLAP_HOURS * 3600_000) }
+      : { previous_key: existing?.previous_key ?? null, previous_key_expires_at: existing?.previous_key_expires_at ?? null };
+    const values = { url: input.url, key: input.key, ...previous, updated_at: now };
     await trx
       .insertInto('webhook_endpoints')
-      .values({ developer_id: input.developerId, env: input.env, url: input.url, keys, updated_at: new Date() })
-      .onConflict((oc) => oc.column('developer_id').doUpdateSet({ url: input.url, keys, updated_at: new Date() }))
+      .values({ developer_id: input.developerId, env: input.env, ...values })
+      .onConflict((oc) => oc.column('developer_id').doUpdateSet(values))
       .execute();
   });
 }
 
-/** The endpoint to deliver to, with the previous key dropped once its overlap has passed. */
+/** The endpoint to deliver to (contracts.md §7): the current key, and the previous one until its expiry. */
 export async function webhookEndpointFor(db: Db, developerId: string, now: Date): Promise<WebhookEndpoint | undefined> {
-  const row = await db.selectFrom('webhook_endpoints').select(['url', 'keys', 'updated_at']).where('developer_id', '=', developerId).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select(['url', 'key', 'previous_key', 'previous_key_expires_at'])
+    .where('developer_id', '=', developerId)
+    .executeTakeFirst();
   if (!row) return undefined;
-  const overlapOver = now.getTime() - row.updated_at.getTime() > KEY_OVERLAP_HOURS * 3600_000;
-  return { url: row.url, keys: overlapOver ? row.keys.slice(0, 1) : row.keys };
+  const previousActive = row.previous_key !== null && row.previous_key !== row.key && row.previous_key_expires_at !== null && now < row.previous_key_expires_at;
+  return { url: row.url, keys: previousActive ? [row.key, row.previous_key!] : [row.key] };
 }

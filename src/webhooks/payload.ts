@@ -1,6 +1,12 @@
 /** The webhook body (contracts.md §7). */
 export type UpdateType = 'created' | 'updated' | 'cancelled';
 
+/** One changed attribute: its path, and for `patient.uploaded_attachments` the `attachment_type` (issue #5 §2). */
+export interface ChangedAttribute {
+  attribute_path: string;
+  attachment_type?: string;
+}
+
 export interface WebhookBody {
   event_type: 'appointment_updated';
   webhook_timestamp: string;
@@ -10,12 +16,19 @@ export interface WebhookBody {
       appointment_id: string;
       appointment_updated_timestamp: string;
       appointment_update_type: UpdateType;
-      changed_attributes: { attribute_path: string }[];
+      changed_attributes: ChangedAttribute[];
     };
   };
 }
 
-export function webhookBody(e: { appointmentId: string; occurredAt: Date; updateType: UpdateType; changedAttributes: string[] }, now: Date): WebhookBody {
+/**
+ * The body of one event (contracts.md §7). Each changed attribute keeps only `attribute_path` and, when
+ * present, `attachment_type`, so nothing else stored with the event can reach the receiver.
+ */
+export function webhookBody(
+  e: { appointmentId: string; occurredAt: Date; updateType: UpdateType; changedAttributes: readonly (string | ChangedAttribute)[] },
+  now: Date,
+): WebhookBody {
   return {
     event_type: 'appointment_updated',
     webhook_timestamp: now.toISOString(),
@@ -25,7 +38,11 @@ export function webhookBody(e: { appointmentId: string; occurredAt: Date; update
         appointment_id: e.appointmentId,
         appointment_updated_timestamp: e.occurredAt.toISOString(),
         appointment_update_type: e.updateType,
-        changed_attributes: e.changedAttributes.map((attribute_path) => ({ attribute_path })),
+        changed_attributes: e.changedAttributes.map((a) =>
+          typeof a === 'string'
+            ? { attribute_path: a }
+            : { attribute_path: a.attribute_path, ...(a.attachment_type ? { attachment_type: a.attachment_type } : {}) },
+        ),
       },
     },
   };

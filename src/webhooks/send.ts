@@ -15,6 +15,11 @@ export interface SendResult {
   latencyMs: number;
   /** Transport error, timeout or refused target; never response content. */
   error: string | null;
+  /**
+   * True when the target policy refused the URL or its resolved address (issue #5 §3): nothing was sent,
+   * and sending again cannot succeed, so it is never retried.
+   */
+  refused: boolean;
 }
 
 function guardedLookup(policy: TargetPolicy): LookupFunction {
@@ -36,12 +41,12 @@ function guardedLookup(policy: TargetPolicy): LookupFunction {
 /** POSTs `body` with `headers` to `url`; resolves (never rejects) with the outcome. */
 export function sendWebhook(url: string, body: string, headers: Record<string, string>, policy: TargetPolicy, timeoutMs = WEBHOOK_TIMEOUT_MS): Promise<SendResult> {
   const started = performance.now();
-  const done = (statusCode: number | null, error: string | null): SendResult => ({ statusCode, error, latencyMs: Math.round(performance.now() - started) });
+  const done = (statusCode: number | null, error: string | null, refused = false): SendResult => ({ statusCode, error, refused, latencyMs: Math.round(performance.now() - started) });
   let target: URL;
   try {
     target = checkUrl(url, policy);
   } catch (e) {
-    return Promise.resolve(done(null, e instanceof TargetRefused ? e.message : 'invalid URL'));
+    return Promise.resolve(done(null, e instanceof TargetRefused ? e.message : 'invalid URL', true));
   }
   const mod = target.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
@@ -61,14 +66,15 @@ export function sendWebhook(url: string, body: string, headers: Record<string, s
     );
     const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
     req.on('timeout', () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
-    req.on('error', (e) => resolve(done(null, e instanceof TargetRefused ? e.message : e.message.slice(0, 200))));
+    req.on('error', (e) => resolve(e instanceof TargetRefused ? done(null, e.message, true) : done(null, e.message.slice(0, 200))));
     req.on('close', () => clearTimeout(deadline));
     req.end(body);
   });
 }
 
-/** contracts.md §7: retry on a transport error, timeout, 408, 429 or 5xx. */
+/** contracts.md §7: retry on a transport error, timeout, 408, 429 or 5xx; never a refused target (issue #5 §3). */
 export function isRetryable(r: SendResult): boolean {
-  if (r.statusCode === null) return !(r.error ?? '').includes('not allowed');
+  if (r.refused) return false;
+  if (r.statusCode === null) return true;
   return r.statusCode === 408 || r.statusCode === 429 || r.statusCode >= 500;
 }

@@ -3,13 +3,15 @@
  * (`FOR UPDATE SKIP LOCKED` plus a lease, so several processes never send one event at once and a
  * crashed process's claim expires), signs exactly the bytes it sends, records every attempt
  * (status, latency, error; never patient data), retries transport errors, timeouts, 408, 429 and 5xx
- * with exponential backoff and full jitter for up to 48 hours, then marks the event failed.
+ * with exponential backoff and equal jitter for up to 48 hours, then marks the event failed. A refused
+ * target (issue #5 §3) fails the event at once; an event of a developer without a receiver is marked
+ * `no_endpoint` and can be replayed once one is set.
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Env } from '../db/schema.js';
 import { webhookEndpointFor } from './endpoints.js';
-import { webhookBody } from './payload.js';
+import { webhookBody, type ChangedAttribute } from './payload.js';
 import { isRetryable, sendWebhook, type SendResult } from './send.js';
 import { signatureHeader } from './signature.js';
 import { policyFor } from './target-policy.js';
@@ -33,16 +35,20 @@ export interface WorkerOptions {
 
 interface ClaimedEvent {
   id: string;
+  env: Env;
   developer_id: string;
   appointment_id: string;
   update_type: 'created' | 'updated' | 'cancelled';
-  changed_attributes: string[];
+  changed_attributes: ChangedAttribute[];
   attempts: number;
   occurred_at: Date;
   retry_from: Date | null;
 }
 
-/** Delay before attempt `n + 1` after `n` failed attempts: exponential with full jitter (never below half). */
+/**
+ * Delay before attempt `n + 1` after `n` failed attempts (contracts.md §7): exponential (`base`, doubling,
+ * at most `max`) with equal jitter — uniformly between half of that step and all of it.
+ */
 export function backoffMs(attempts: number, base: number, max: number, random: () => number): number {
   const ceiling = Math.min(max, base * 2 ** Math.max(0, attempts - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
@@ -58,16 +64,16 @@ async function claim(db: Db, env: Env): Promise<ClaimedEvent[]> {
       ORDER BY next_attempt_at
       LIMIT ${BATCH}
       FOR UPDATE SKIP LOCKED)
-    RETURNING id, developer_id, appointment_id, update_type, changed_attributes, attempts, occurred_at, retry_from`.execute(db);
+    RETURNING id, env, developer_id, appointment_id, update_type, changed_attributes, attempts, occurred_at, retry_from`.execute(db);
   return res.rows.map((r) => ({ ...r, occurred_at: new Date(r.occurred_at), retry_from: r.retry_from ? new Date(r.retry_from) : null }));
 }
 
-/** Sends one claimed event and records the outcome. */
+/** Sends one claimed event and records the outcome (contracts.md §7; the record never holds the body). */
 async function deliver(db: Db, e: ClaimedEvent, o: Required<Omit<WorkerOptions, 'onError'>>): Promise<void> {
   const now = o.now();
   const endpoint = await webhookEndpointFor(db, e.developer_id, now);
   if (!endpoint) {
-    await db.updateTable('outbox_events').set({ status: 'skipped', locked_until: null, last_error: 'no webhook endpoint registered' }).where('id', '=', e.id).execute();
+    await db.updateTable('outbox_events').set({ status: 'no_endpoint', locked_until: null, last_error: 'no webhook endpoint registered' }).where('id', '=', e.id).execute();
     return;
   }
   const body = JSON.stringify(
@@ -84,11 +90,11 @@ async function deliver(db: Db, e: ClaimedEvent, o: Required<Omit<WorkerOptions, 
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   const error = ok ? null : (result.error ?? `HTTP ${result.statusCode}`);
   const nextAt = new Date(o.now().getTime() + backoffMs(attempt, o.baseDelayMs, o.maxDelayMs, o.random));
-  const giveUp = !ok && (!isRetryable(result) || nextAt.getTime() > (e.retry_from ?? e.occurred_at).getTime() + RETRY_WINDOW_MS);
+  const giveUp = !ok && (result.refused || !isRetryable(result) || nextAt.getTime() > (e.retry_from ?? e.occurred_at).getTime() + RETRY_WINDOW_MS);
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('webhook_deliveries')
-      .values({ event_id: e.id, attempt, url: endpoint.url, status_code: result.statusCode, latency_ms: result.latencyMs, error })
+      .values({ env: e.env, developer_id: e.developer_id, event_id: e.id, attempt, url: endpoint.url, status_code: result.statusCode, latency_ms: result.latencyMs, error })
       .execute();
     await trx
       .updateTable('outbox_events')
@@ -153,25 +159,29 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
   };
 }
 
-/** `webhook replay`: sends again every delivered or failed event of the developer since `since`. */
+/**
+ * `webhook replay` (contracts.md §2, §7): sends again every delivered, failed or `no_endpoint` event of the
+ * developer since `since`, with a fresh 48-hour window. Changes the developer's own calls made (`skipped`)
+ * are never sent.
+ */
 export async function replayEvents(db: Db, developerId: string, since: Date): Promise<number> {
   const res = await db
     .updateTable('outbox_events')
     .set({ status: 'pending', next_attempt_at: new Date(), locked_until: null, attempts: 0, retry_from: new Date() })
     .where('developer_id', '=', developerId)
     .where('occurred_at', '>=', since)
-    .where('status', 'in', ['delivered', 'failed'])
+    .where('status', 'in', ['delivered', 'failed', 'no_endpoint'])
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
 }
 
-/** `webhook deliveries`: what was sent to the developer, newest first (no patient data exists here). */
+/** `webhook deliveries` (contracts.md §2): what was sent to the developer, newest first (no patient data exists here). */
 export async function listDeliveries(db: Db, developerId: string, limit = 100) {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('outbox_events as e', 'e.id', 'd.event_id')
-    .select(['d.event_id', 'e.appointment_id', 'e.update_type', 'e.status as event_status', 'd.attempt', 'd.url', 'd.status_code', 'd.latency_ms', 'd.error', 'd.attempted_at'])
-    .where('e.developer_id', '=', developerId)
+    .select(['d.event_id', 'e.appointment_id', 'e.update_type', 'e.changed_attributes', 'e.status as event_status', 'd.attempt', 'd.url', 'd.status_code', 'd.latency_ms', 'd.error', 'd.attempted_at'])
+    .where('d.developer_id', '=', developerId)
     .orderBy('d.attempted_at', 'desc')
     .orderBy('d.id', 'desc')
     .limit(limit)

@@ -33,7 +33,7 @@ describe(`evaluator, sandbox fixtures and operator moves (${engineName})`, () =>
     const pass = await runEvaluatorOnce(e.t.db);
     expect(pass.evaluated).toContainEqual({ appointmentId: id, outcome: 'confirmed' });
     expect(await row(id)).toMatchObject({ appointment_status: 'confirmed', confirmation_type: 'auto', evaluate_after: null });
-    expect((await events(id)).at(-1)).toEqual({ update_type: 'updated', changed_attributes: ['appointment.status', 'appointment.confirmation_type'], status: 'pending' });
+    expect((await events(id)).at(-1)).toEqual({ update_type: 'updated', changed_attributes: [{ attribute_path: 'appointment.status' }, { attribute_path: 'appointment.confirmation_type' }], status: 'pending' });
     // Evaluated once only.
     expect((await runEvaluatorOnce(e.t.db)).evaluated.map((x) => x.appointmentId)).not.toContain(id);
   });

@@ -168,8 +168,8 @@ describe(`appointment lifecycle (${engineName})`, () => {
     const events = await e.t.db.selectFrom('outbox_events').select(['update_type', 'changed_attributes', 'status']).where('appointment_id', '=', id).orderBy('occurred_at').execute();
     expect(events).toEqual([
       { update_type: 'created', changed_attributes: [], status: 'skipped' },
-      { update_type: 'updated', changed_attributes: ['appointment.status'], status: 'skipped' },
-      { update_type: 'cancelled', changed_attributes: ['appointment.status'], status: 'skipped' },
+      { update_type: 'updated', changed_attributes: [{ attribute_path: 'appointment.status' }], status: 'skipped' },
+      { update_type: 'cancelled', changed_attributes: [{ attribute_path: 'appointment.status' }], status: 'skipped' },
     ]);
   });
 

@@ -44,11 +44,12 @@ describe(`appointment list cap (${engineName})`, () => {
     let url: string | null = `/v1/appointments?page_size=100&sort_by=start_time_utc&sort_direction=ascending`;
     let pages = 0;
     while (url) {
-      const res = await e.t.app.inject({ url, headers: bearer(e.token) });
+      const res: { statusCode: number; body: string; json: () => { total_count: number; next_url: string | null; data: { appointment_id: string }[] } } =
+        await e.t.app.inject({ url, headers: bearer(e.token) });
       expect(res.statusCode, res.body).toBe(200);
       const body = res.json();
       expect(body.total_count).toBe(STORED);
-      for (const a of body.data as { appointment_id: string }[]) seen.add(a.appointment_id);
+      for (const a of body.data) seen.add(a.appointment_id);
       url = body.next_url ? new URL(body.next_url).pathname + new URL(body.next_url).search : null;
       pages++;
       expect(pages).toBeLessThanOrEqual(11);

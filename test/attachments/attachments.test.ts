@@ -81,6 +81,12 @@ describe('appointment attachments', () => {
     const failed = await upload(id, { attachment_type: 'community_care_packet' }, file(PDF));
     expect(failed.statusCode).toBe(400);
     expect(failed.json().errors[0].message).toContain('booking_failed');
+    await e.t.db.updateTable('appointments').set({ appointment_status: 'reschedule_failed' }).where('id', '=', id).execute();
+    const rescheduleFailed = await upload(id, { attachment_type: 'pcp_patient_referral' }, file(PDF));
+    expect(rescheduleFailed.statusCode).toBe(400);
+    expect(rescheduleFailed.json().errors[0]).toMatchObject({ field: 'appointment_id' });
+    expect(rescheduleFailed.json().errors[0].message).toContain('reschedule_failed');
+    expect(await e.t.db.selectFrom('attachments').select('id').where('appointment_id', '=', id).execute()).toEqual([]);
     await e.t.db.updateTable('appointments').set({ appointment_status: 'confirmed', start_time: DateTime.now().minus({ days: 8 }).toJSDate(), end_time: DateTime.now().minus({ days: 8 }).plus({ minutes: 30 }).toJSDate() }).where('id', '=', id).execute();
     const late = await upload(id, { attachment_type: 'community_care_packet' }, file(PDF));
     expect(late.statusCode).toBe(400);
@@ -89,7 +95,7 @@ describe('appointment attachments', () => {
 
   it('writes the change to the outbox (skipped: the developer made it) and lists the files in participants', async () => {
     const events = await e.t.db.selectFrom('outbox_events').select(['changed_attributes', 'status']).where('appointment_id', '=', appointmentId).orderBy('occurred_at', 'desc').execute();
-    expect(events[0]).toEqual({ changed_attributes: ['patient.uploaded_attachments'], status: 'skipped' });
+    expect(events[0]).toEqual({ changed_attributes: [{ attribute_path: 'patient.uploaded_attachments', attachment_type: 'community_care_packet' }], status: 'skipped' });
     const parts = await e.t.app.inject({ url: `/v1/appointments/${appointmentId}/participants`, headers: bearer(e.token) });
     const uploaded = parts.json().data.patient.uploaded_attachments;
     expect(uploaded.length).toBeGreaterThanOrEqual(6);

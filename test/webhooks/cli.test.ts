@@ -26,7 +26,7 @@ describe('carebook webhook set | deliveries | replay (through a running service)
     try {
       await cli('set', '--developer', dev.developer_id, '--url', rx.url, '--key', key);
       const eventId = uuid();
-      await t.db.insertInto('outbox_events').values({ id: eventId, env: 'sandbox', developer_id: dev.developer_id, appointment_id: uuid(), update_type: 'updated', changed_attributes: ['appointment.status'] }).execute();
+      await t.db.insertInto('outbox_events').values({ id: eventId, env: 'sandbox', developer_id: dev.developer_id, appointment_id: uuid(), update_type: 'updated', changed_attributes: JSON.stringify([{ attribute_path: 'appointment.status' }]) }).execute();
       const { createWebhookWorker } = await import('../../src/webhooks/worker.js');
       await createWebhookWorker(t.db, { env: 'sandbox', allowPrivateTargets: false }).runOnce();
       const listed = JSON.parse((await cli('deliveries', '--developer', dev.developer_id, '--json')).stdout);
@@ -39,5 +39,6 @@ describe('carebook webhook set | deliveries | replay (through a running service)
     } finally {
       await rx.close();
     }
-  });
+    // Four CLI processes, each compiling the sources through tsx: slow on a loaded machine.
+  }, 120_000);
 });

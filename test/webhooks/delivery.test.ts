@@ -22,7 +22,7 @@ describe('webhook delivery from the outbox', () => {
     const id = uuid();
     await t.db.insertInto('outbox_events').values({
       id, env: 'sandbox', developer_id: dev.developer_id, appointment_id: uuid(), update_type: overrides.update_type ?? 'updated',
-      changed_attributes: ['appointment.status'], status: 'pending', ...(overrides.occurred_at ? { occurred_at: overrides.occurred_at } : {}),
+      changed_attributes: JSON.stringify([{ attribute_path: 'appointment.status' }]), status: 'pending', ...(overrides.occurred_at ? { occurred_at: overrides.occurred_at } : {}),
     }).execute();
     return id;
   }

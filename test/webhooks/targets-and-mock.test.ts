@@ -99,8 +99,17 @@ describe('POST /v1/webhook/mock-request (sandbox) and the admin webhook API', ()
     expect(body.request_id).toBeUndefined();
     expect(body).toMatchObject({ event_type: 'appointment_updated', data: { data_type: 'appointment_data', appointment_data: { appointment_update_type: 'cancelled' } } });
     const got = rx.received.at(-1)!;
-    expect(got.body).toEqual(body);
+    // The very bytes the receiver got and verified, not an equivalent re-serialisation.
+    expect(res.body).toBe(got.raw);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(got.verifiedWith).toEqual([k]);
+  });
+
+  it("the 'updated' example shows patient.uploaded_attachments with its attachment_type, returned as sent", async () => {
+    const res = await mock({ webhook_url: rx.url, webhook_key: k, appointment_update_type: 'updated' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(rx.received.at(-1)!.raw);
+    expect(res.json().data.appointment_data.changed_attributes).toContainEqual({ attribute_path: 'patient.uploaded_attachments', attachment_type: 'community_care_packet' });
   });
 
   it('names every bad field: invalid URL and non-base64 key; refuses metadata addresses', async () => {

@@ -18,17 +18,32 @@ export type Actor =
   | { kind: 'operator'; requestId?: string }
   | { kind: 'service' };
 
+/** One entry of `changed_attributes` (contracts.md §7), e.g. `patient.uploaded_attachments` with its `attachment_type`. */
+export interface ChangedAttribute {
+  attribute_path: string;
+  attachment_type?: string;
+}
+
 export interface ChangeRecord {
   env: Env;
   developerId: string;
   appointmentId: string;
   updateType: 'created' | 'updated' | 'cancelled';
-  changedAttributes: string[];
+  /** Attribute paths, or entries that carry more (an upload's `attachment_type`). */
+  changedAttributes: (string | ChangedAttribute)[];
   /** Audit action name, e.g. `create`, `confirm`, `evaluate:confirmed`. */
   action: string;
 }
 
-/** The outbox row of a change: `skipped` when the developer's own call made it (see the module comment). */
+/** `changed_attributes` as stored (jsonb) and sent: `[{attribute_path, attachment_type?}]` (contracts.md §7). */
+export function changedAttributes(list: ChangeRecord['changedAttributes']): ChangedAttribute[] {
+  return list.map((a) => (typeof a === 'string' ? { attribute_path: a } : { ...a }));
+}
+
+/**
+ * The outbox row of a change (contracts.md §7): `skipped` when the developer's own call made it (see the
+ * module comment); `changed_attributes` is written as JSON text for the jsonb column.
+ */
 export function outboxRecord(actor: Actor, c: ChangeRecord): Insertable<OutboxEventsTable> {
   return {
     id: uuid(),
@@ -36,7 +51,7 @@ export function outboxRecord(actor: Actor, c: ChangeRecord): Insertable<OutboxEv
     developer_id: c.developerId,
     appointment_id: c.appointmentId,
     update_type: c.updateType,
-    changed_attributes: c.changedAttributes,
+    changed_attributes: JSON.stringify(changedAttributes(c.changedAttributes)),
     status: actor.kind === 'principal' ? 'skipped' : 'pending',
   };
 }

@@ -3,7 +3,7 @@
  * decided by the file's content (never its name or declared type), under 10 MB, not in a failed
  * state nor more than 7 days after the appointment; several of one type allowed. Stored with the
  * appointment in the database. An upload is an appointment change: it writes its outbox event
- * (`patient.uploaded_attachments`) in the same transaction.
+ * (`patient.uploaded_attachments` with the `attachment_type`; issue #5 §2) in the same transaction.
  */
 import { createHash } from 'node:crypto';
 import { fileTypeFromBuffer } from 'file-type';
@@ -116,7 +116,7 @@ export async function uploadAttachment(
       developerId: appt.developer_id,
       appointmentId: appt.id,
       updateType: 'updated',
-      changedAttributes: ['patient.uploaded_attachments'],
+      changedAttributes: [{ attribute_path: 'patient.uploaded_attachments', attachment_type: input.attachmentType! }],
       action: 'upload_attachment',
     });
     return { appointment_id: appt.id, attachments: await summaries(trx, appt.id, input.publicBaseUrl) };

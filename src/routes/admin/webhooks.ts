@@ -1,5 +1,6 @@
 /**
- * Admin API for webhooks (contracts.md §2): the developer's receiver, what was sent, and replay.
+ * Admin API for webhooks (contracts.md §2): the developer's receiver, what was sent, and replay (which
+ * includes events that found no receiver registered; never the developer's own changes; contracts.md §7).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -15,6 +16,7 @@ const Delivery = Type.Object({
   event_id: Type.String(),
   appointment_id: Type.String(),
   update_type: Type.String(),
+  changed_attributes: Type.Array(Type.Object({ attribute_path: Type.String(), attachment_type: Type.Optional(Type.String()) })),
   event_status: Type.String(),
   attempt: Type.Integer(),
   url: Type.String(),
@@ -70,7 +72,7 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox<{ config: Config; db:
     {
       schema: {
         tags: ['admin'],
-        summary: 'Send again every delivered or failed event of a developer since a time',
+        summary: 'Send again every delivered, failed or no_endpoint event of a developer since a time',
         security,
         body: Type.Object({ developer_id: Type.String(), since: Type.String({ format: 'date-time' }) }),
         response: { 202: Type.Object({ replayed: Type.Integer() }) },

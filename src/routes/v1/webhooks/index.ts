@@ -1,7 +1,8 @@
 /**
  * `POST /v1/webhook/mock-request` (sandbox only; interface.md §4.15, §6): sends one signed example to
- * `webhook_url` and returns the body it sent (no `request_id`). The receiver's answer is reported in
- * the `webhook-delivery-status` response header (its HTTP status, or `error`).
+ * `webhook_url` and returns the body it sent, byte for byte (no `request_id`). The receiver's answer is
+ * reported in the `webhook-delivery-status` response header (its HTTP status, or `error`); a target the
+ * policy refuses at send time (e.g. a name resolving to a link-local address) is a 400 on `webhook_url`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -27,7 +28,12 @@ const WebhookEvent = Type.Object({
       appointment_id: Type.String(),
       appointment_updated_timestamp: Type.String(),
       appointment_update_type: Type.String(),
-      changed_attributes: Type.Array(Type.Object({ attribute_path: Type.String() })),
+      changed_attributes: Type.Array(
+        Type.Object({
+          attribute_path: Type.String(),
+          attachment_type: Type.Optional(Type.String({ description: 'With `patient.uploaded_attachments`: the type of the uploaded file' })),
+        }),
+      ),
     }),
   }),
 });
@@ -55,13 +61,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       }
       if (!isBase64Key(req.body.webhook_key)) errors.push({ field: 'webhook_key', message: 'must be a base64 string' });
       if (errors.length) throw new ApiError(400, 'invalid_request', errors);
-      const { body, result } = await sendMockWebhook(
+      const { raw, result } = await sendMockWebhook(
         { url: req.body.webhook_url, keyBase64: req.body.webhook_key, updateType: req.body.appointment_update_type ?? 'updated' },
         policy,
       );
-      if (result.error?.includes('not allowed')) throw badRequest('webhook_url', result.error);
+      if (result.refused) throw badRequest('webhook_url', result.error ?? 'is not allowed');
       reply.header('webhook-delivery-status', result.statusCode === null ? 'error' : String(result.statusCode));
-      return body;
+      // The string itself, not a re-serialised object: the answer is exactly the bytes sent and signed.
+      // (Fastify sends a string with a JSON content type unchanged; the schema above documents its shape.)
+      return reply.type('application/json; charset=utf-8').send(raw as never);
     },
   );
 };
