@@ -2,8 +2,9 @@
  * Hostile input (issue #6 §4): property-based requests generated from the running app's own
  * OpenAPI document, over every operation it lists. Malformed JSON, wrong content types, huge bodies
  * and query strings, deep nesting, `__proto__`/`constructor` keys, odd Unicode and wrong types.
- * Whatever comes in: never a 5xx, never a hang, and every /v1 error is interface.md §7's body with
- * `request_id` equal to the `x-request-id` header (contracts.md §8).
+ * Whatever comes in: never a 5xx, never a hang, and every /v1 and /admin/v1 error is interface.md §7's
+ * body with `request_id` equal to the `x-request-id` header (contracts.md §8). The sign-in page's form
+ * posts, which the document does not list, are fuzzed too.
  */
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
@@ -267,7 +268,7 @@ describe('fuzzing every operation of /openapi.json', () => {
     }
   });
 
-  it('answers every generated request of every operation without a 5xx, in time, with the §7 body for /v1 errors', async () => {
+  it('answers every generated request of every operation without a 5xx, in time, with the §7 body for /v1 and admin errors', async () => {
     const failures: string[] = [];
     for (const op of ops) {
       const hasBody = !['GET', 'HEAD', 'DELETE'].includes(op.method);
@@ -297,7 +298,7 @@ describe('fuzzing every operation of /openapi.json', () => {
             failures.push(`${res.statusCode} ${where}: ${res.body.slice(0, 300)}`);
             return false;
           }
-          if (res.statusCode >= 400 && /^\/v1(-beta)?\//.test(op.path)) {
+          if (res.statusCode >= 400 && /^\/(v1|v1-beta|admin\/v1)\//.test(op.path)) {
             let body: { request_id?: unknown; error_type?: unknown; errors?: { message?: unknown }[] };
             try {
               body = res.json();
@@ -324,6 +325,43 @@ describe('fuzzing every operation of /openapi.json', () => {
         failures.push(`${op.method} ${op.path}: ${e.message.split('\n')[0]!.slice(0, 300)}`);
       });
     }
+    expect(failures).toEqual([]);
+  }, 300_000);
+  it('answers hostile posts to the sign-in forms (not in the document) without a 5xx or a hang', async () => {
+    const failures: string[] = [];
+    const field = fc.oneof(oddString, fc.constantFrom('fuzz@example.org', 'correct horse battery staple', 'approve', 'deny'));
+    const form = fc.dictionary(
+      fc.constantFrom('request', 'email', 'password', 'csrf', 'decision', 'name', 'given_name', '__proto__', 'constructor', 'request[]'),
+      field,
+      { maxKeys: 6 },
+    );
+    const post = fc.record({
+      path: fc.constantFrom('/auth/authorize/signin', '/auth/authorize/signup', '/auth/authorize/decision', '/auth/authorize/signout'),
+      query: fc.oneof(fc.constant(''), oddString.map((q) => `?request=${encodeURIComponent(q.replace(/[\uD800-\uDFFF]/g, "?"))}`)),
+      body: fc.oneof(
+        form.map((f) => ({ type: 'application/x-www-form-urlencoded', payload: new URLSearchParams(f as Record<string, string>).toString() })),
+        oddString.map((x) => ({ type: 'application/x-www-form-urlencoded', payload: x })),
+        form.map((f) => ({ type: 'application/json', payload: JSON.stringify(f) })),
+        fc.constant({ type: 'multipart/form-data; boundary=x', payload: '--x\r\nbroken' }),
+      ),
+      origin: fc.constantFrom(undefined, 'http://127.0.0.1', 'null', 'https://evil.example'),
+    });
+    await fc.assert(
+      fc.asyncProperty(post, async (r) => {
+        const headers: Record<string, string> = { 'content-type': r.body.type };
+        if (r.origin) headers.origin = r.origin;
+        let timer: NodeJS.Timeout | undefined;
+        const res = await Promise.race([
+          t.app.inject({ method: 'POST', url: `${r.path}${r.query}`, headers, payload: r.body.payload }),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`hang: POST ${r.path}`)), HANG_MS);
+          }),
+        ]).finally(() => clearTimeout(timer));
+        if (res.statusCode >= 500) failures.push(`${res.statusCode} POST ${r.path}${r.query.slice(0, 80)} [${r.body.type}; ${r.body.payload.slice(0, 120)}]: ${res.body.slice(0, 200)}`);
+        return res.statusCode < 500;
+      }),
+      { numRuns: RUNS * 8, endOnFailure: true },
+    ).catch((e: Error) => failures.push(e.message.split('\n')[0]!.slice(0, 300)));
     expect(failures).toEqual([]);
   }, 300_000);
 });
