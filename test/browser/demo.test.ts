@@ -1,9 +1,11 @@
 /**
  * The booking demo at /demo in real Chromium (JavaScript on): PKCE sign-in through the real sign-in
- * page, search by ZIP code and specialty, availability, booking, listing and cancelling; the strict
- * CSP; production answers 404. Screenshots (desktop and phone) go to the temp directory.
+ * page, search by ZIP code and specialty, availability, booking, listing and cancelling, where
+ * keyboard focus goes after each, and booking on a phone-sized viewport without horizontal
+ * scrolling; the strict CSP; production answers 404. Screenshots (desktop and phone) go to the temp
+ * directory.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +62,53 @@ describe('booking demo in Chromium', () => {
     return page;
   }
 
+  /** The id of the focused element. */
+  const focusedId = (page: Page): Promise<string | undefined> => page.evaluate(() => document.activeElement?.id);
+
+  /** Searches, opens the target provider's times (checking the toggle's aria-controls) and picks the first. */
+  async function chooseFirstTime(page: Page): Promise<void> {
+    await page.getByLabel('ZIP code', { exact: true }).fill(target.zip);
+    await page.getByLabel('Specialty').selectOption(target.specialtyId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: target.providerName }) }).first();
+    await card.waitFor();
+    const show = card.getByRole('button', { name: 'Show times' });
+    const controls = await show.getAttribute('aria-controls');
+    expect(controls).toMatch(/^times-\d+$/);
+    expect(await page.locator(`#${controls}`).isHidden()).toBe(true);
+    await show.click();
+    const firstTime = page.locator(`#${controls}`).getByRole('button').first();
+    await firstTime.waitFor();
+    expect(await show.getAttribute('aria-expanded')).toBe('true');
+    // The toggle closes the times and opens them again.
+    await show.click();
+    expect(await page.locator(`#${controls}`).isHidden()).toBe(true);
+    expect(await show.getAttribute('aria-expanded')).toBe('false');
+    await show.click();
+    await firstTime.waitFor();
+    await firstTime.click();
+    await page.getByRole('heading', { name: 'Your details' }).waitFor();
+    expect(await focusedId(page)).toBe('booking-h');
+  }
+
+  /** Fills the booking form and books; focus then lands on the "My appointments" heading. */
+  async function fillAndBook(page: Page): Promise<void> {
+    await page.getByLabel('First name').fill('Pat');
+    await page.getByLabel('Last name').fill('Example');
+    await page.getByLabel('Date of birth').fill('1988-02-29');
+    await page.getByLabel('Sex at birth').selectOption('female');
+    await page.getByLabel('Phone (10 digits)').fill('2125550123');
+    await page.getByLabel('E-mail').fill('pat@example.com');
+    await page.getByLabel('Street address').fill('1 Main St');
+    await page.getByLabel('City').fill('New York');
+    await page.getByLabel('State').fill('NY');
+    await page.getByLabel('Your ZIP code').fill('10001');
+    await page.getByRole('button', { name: 'Book appointment' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Booked');
+    await expect.poll(() => focusedId(page), { message: 'focus after booking' }).toBe('mine-h');
+    expect(await page.locator('#book').isHidden()).toBe(true);
+  }
+
   it('serves the page with a strict CSP', async () => {
     const res = await fetch(`${base}/demo`);
     expect(res.status).toBe(200);
@@ -86,30 +135,14 @@ describe('booking demo in Chromium', () => {
     await page.getByRole('heading', { name: 'Find a provider' }).waitFor();
     expect(await page.getByText('No appointments yet.').isVisible()).toBe(true);
 
-    await page.getByLabel('ZIP code').first().fill(target.zip);
-    await page.getByLabel('Specialty').selectOption(target.specialtyId);
-    await page.getByRole('button', { name: 'Search' }).click();
-    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: target.providerName }) }).first();
-    await card.waitFor();
-    await card.getByRole('button', { name: 'Show times' }).click();
-    const firstTime = card.getByRole('list').getByRole('button').first();
-    await firstTime.waitFor();
-    await page.screenshot({ path: join(tmpdir(), 'carebook-demo-search.png'), fullPage: true });
-    await firstTime.click();
-
-    await page.getByRole('heading', { name: 'Your details' }).waitFor();
-    await page.getByLabel('First name').fill('Pat');
-    await page.getByLabel('Last name').fill('Example');
-    await page.getByLabel('Date of birth').fill('1988-02-29');
-    await page.getByLabel('Sex at birth').selectOption('female');
-    await page.getByLabel('Phone (10 digits)').fill('2125550123');
-    await page.getByLabel('E-mail').fill('pat@example.com');
-    await page.getByLabel('Street address').fill('1 Main St');
-    await page.getByLabel('City').fill('New York');
-    await page.getByLabel('State').fill('NY');
-    await page.getByRole('form').or(page.locator('#book')).getByLabel('ZIP code').fill('10001');
-    await page.getByRole('button', { name: 'Book appointment' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('Booked');
+    await chooseFirstTime(page);
+    // "Back" hides the form and returns focus to the chosen time; Enter there opens the form again.
+    await page.getByRole('button', { name: 'Back' }).click();
+    expect(await page.evaluate(() => document.activeElement?.tagName === 'BUTTON' && !!document.activeElement.closest('ul.times'))).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedId(page)).toBe('booking-h');
+    await page.screenshot({ path: join(tmpdir(), 'carebook-demo-details.png'), fullPage: true });
+    await fillAndBook(page);
     const mine = page.getByRole('list', { name: 'My appointments' });
     await mine.getByRole('listitem').first().getByText('pending booking').or(mine.getByText('confirmed')).first().waitFor();
     await page.screenshot({ path: join(tmpdir(), 'carebook-demo-booked.png'), fullPage: true });
@@ -117,19 +150,41 @@ describe('booking demo in Chromium', () => {
     await mine.getByRole('button', { name: /^Cancel appointment/ }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Appointment cancelled.');
     await mine.getByText('cancelled').waitFor();
+    await expect.poll(() => focusedId(page), { message: 'focus after cancelling' }).toBe('mine-h');
 
-    // On a phone: no horizontal scrolling; the keyboard reaches the search button.
+    // On a phone: the keyboard reaches the search button; booking works without horizontal scrolling.
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByLabel('ZIP code').first().fill(target.zip);
+    await page.getByLabel('ZIP code', { exact: true }).fill(target.zip);
     await page.getByLabel('Specialty').focus();
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('status').textContent()).toContain('found near');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    await chooseFirstTime(page);
+    const overflow = await page.evaluate(() => {
+      const form = document.getElementById('book')!;
+      const widest = Math.max(...Array.from(form.querySelectorAll('input, select, button, label')).map((e) => e.getBoundingClientRect().right));
+      return { page: document.documentElement.scrollWidth - document.documentElement.clientWidth, form: form.scrollWidth - form.clientWidth, beyondViewport: widest - window.innerWidth };
+    });
+    expect(overflow.page, 'page scrolls sideways').toBeLessThanOrEqual(0);
+    expect(overflow.form, 'booking form scrolls sideways').toBeLessThanOrEqual(0);
+    expect(overflow.beyondViewport, 'a booking field reaches past the screen').toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(tmpdir(), 'carebook-demo-phone-details.png'), fullPage: true });
+    await fillAndBook(page);
     await page.screenshot({ path: join(tmpdir(), 'carebook-demo-phone.png'), fullPage: true });
     expect(errors, errors.join('\n')).toEqual([]);
     await page.close();
+  });
+
+  it('needs only production dependencies at run time (npm ci --omit=dev keeps /demo working)', async () => {
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { dependencies: Record<string, string> };
+    const source = await readFile('src/routes/demo/index.ts', 'utf8');
+    // Bare module names the route imports, statically (not type-only) or dynamically (esbuild, at first request).
+    const bare = [...source.matchAll(/^import (?!type )[^;]*? from '([^'.][^']*)'|import\('([^'.][^']*)'\)/gm)]
+      .map((m) => (m[1] ?? m[2])!)
+      .filter((name) => !name.startsWith('node:'))
+      .map((name) => name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/'));
+    expect(bare).toContain('esbuild');
+    for (const name of bare) expect(pkg.dependencies, `${name} must be in dependencies`).toHaveProperty([name]);
   });
 
   it('is absent in production', async () => {

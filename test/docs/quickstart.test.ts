@@ -1,18 +1,28 @@
 /**
- * docs/quickstart.md runs: each sample file of docs/quickstart/ appears verbatim in the document, and
- * the five steps (token, search, availability, book, webhook) run against a real listening service
- * with the sandbox's demo directory.
+ * docs/quickstart.md runs: every ```js block of the document is a sample file of docs/quickstart/ and
+ * every sample file is a block; the five steps (token, search, availability, book, webhook) run
+ * against a real listening service with the sandbox's demo directory, and so do the document's
+ * `node docs/quickstart/run.mjs …` commands, as shown.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootstrapSandbox } from '../../src/domain/demo/bootstrap.js';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { testApp, testPort, type TestApp } from '../helpers/app.js';
 import { bearer, clientToken } from '../helpers/auth.js';
 
+const run = promisify(execFile);
 const SAMPLES = ['1-token.mjs', '2-search.mjs', '3-availability.mjs', '4-book.mjs', '5-webhook.mjs'];
+const RUNNER = 'run.mjs';
+
+/** The bodies of the document's fenced blocks of one language, without the fences. */
+function fencedBlocks(doc: string, lang: string): string[] {
+  return [...doc.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1]!);
+}
 
 describe('docs/quickstart.md', () => {
   let t: TestApp;
@@ -31,9 +41,14 @@ describe('docs/quickstart.md', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('includes every sample verbatim', async () => {
+  it('every js block is a sample file and every sample file is a js block', async () => {
     const doc = await readFile('docs/quickstart.md', 'utf8');
-    for (const f of SAMPLES) expect(doc, f).toContain(await readFile(`docs/quickstart/${f}`, 'utf8'));
+    expect((await readdir('docs/quickstart')).sort(), 'docs/quickstart/ holds the samples and run.mjs').toEqual([...SAMPLES, RUNNER].sort());
+    const blocks = fencedBlocks(doc, 'js');
+    const files = await Promise.all(SAMPLES.map((f) => readFile(`docs/quickstart/${f}`, 'utf8')));
+    expect(blocks.length, 'one ```js block per sample file').toBe(files.length);
+    // In order: block i is sample i, byte for byte.
+    blocks.forEach((block, i) => expect(block, `block ${i + 1} of docs/quickstart.md equals docs/quickstart/${SAMPLES[i]}`).toBe(files[i]));
   });
 
   it('runs: token, search, availability, book, verified webhook', async () => {
@@ -61,6 +76,35 @@ describe('docs/quickstart.md', () => {
     expect(out.appointment).toMatchObject({ appointment_id: expect.any(String), appointment_status: 'pending_booking' });
     expect(out.events).toHaveLength(1);
     expect(out.events[0]!.event_type).toBe('appointment_updated');
+  });
+
+  it('the shown `node docs/quickstart/run.mjs` commands run as written', async () => {
+    const doc = await readFile('docs/quickstart.md', 'utf8');
+    const commands = fencedBlocks(doc, 'sh')
+      .flatMap((b) => b.split('\n'))
+      .map((line) => line.replace(/#.*$/, '').trim())
+      .filter((line) => line.startsWith(`node docs/quickstart/${RUNNER}`));
+    const literal = commands.filter((c) => !c.includes('<'));
+    expect(literal.length, 'a command to copy as is').toBeGreaterThan(0);
+    const runRunner = (args: string[]) =>
+      run('node', [`docs/quickstart/${RUNNER}`, ...args], { env: { ...process.env, BASE_URL: baseUrl, DATA_DIR: dataDir, RECEIVER_PORT: String(testPort()) } });
+    const picked: string[][] = [];
+    for (const command of literal) {
+      const { stdout } = await runRunner(command.split(/\s+/).slice(2));
+      expect(stdout, command).toMatch(/booked \S+ pending_booking/);
+      expect(stdout, command).toContain('webhook received: appointment_updated');
+      const m = /searching (\S+) near (\d{5})/.exec(stdout);
+      if (m) picked.push([m[2]!, m[1]!]);
+    }
+    // The named form, with the pair the first command printed.
+    expect(picked.length).toBeGreaterThan(0);
+    const named = await runRunner(picked[0]!);
+    expect(named.stdout).toContain(`searching ${picked[0]![1]} near ${picked[0]![0]}`);
+    expect(named.stdout).toContain('webhook received: appointment_updated');
+    // No provider of that specialty near that ZIP code: a message that says what to do, exit code 1.
+    const err = (await runRunner(['99950', 'sp_sandbox']).catch((e: unknown) => e)) as { code: number; stderr: string };
+    expect(err.code).toBe(1);
+    expect(err.stderr).toMatch(/No provider of sp_sandbox with open times near 99950\. Run without arguments/);
   });
 
   it('the verifier refuses a tampered body and a stale timestamp', async () => {

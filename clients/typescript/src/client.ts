@@ -22,7 +22,7 @@ export interface CarebookClientOptions {
   clientCredentials?: { clientId: string; clientSecret: string; scope?: string };
   /** Any other token source (a user's tokens, an anonymous token) or a fixed token string. */
   token?: TokenSource | string;
-  /** Retry policy for 429/503 and network failures; `false` turns retries off. */
+  /** Retry policy for 429/503 and network failures (API calls and client-credentials token requests); `false` turns retries off. */
   retry?: RetryOptions | false;
   /** Makes idempotency keys (default `crypto.randomUUID()`). */
   idempotencyKey?: () => string;
@@ -96,6 +96,8 @@ export function createCarebookClient(opts: CarebookClientOptions): CarebookClien
   const authUrl = (opts.authUrl ?? `${baseUrl}/auth`).replace(/\/+$/, '');
   const tokenUrl = `${authUrl}/oauth/token`;
   const rawFetch = opts.fetch ?? ((r: Request) => globalThis.fetch(r));
+  // API calls and token requests alike are retried on 429/503, honouring Retry-After.
+  const retrying = opts.retry === false ? rawFetch : withRetries(rawFetch, opts.retry);
   const tokens: TokenSource | undefined =
     typeof opts.token === 'string'
       ? staticToken(opts.token)
@@ -107,10 +109,9 @@ export function createCarebookClient(opts: CarebookClientOptions): CarebookClien
               clientSecret: opts.clientCredentials.clientSecret,
               scope: opts.clientCredentials.scope,
               audience: opts.audience ?? `${baseUrl}/`,
-              fetch: (input, init) => rawFetch(new Request(input, init)),
+              fetch: (input, init) => retrying(new Request(input, init)),
             })
           : undefined));
-  const retrying = opts.retry === false ? rawFetch : withRetries(rawFetch, opts.retry);
   const newKey = opts.idempotencyKey ?? (() => crypto.randomUUID());
 
   const send = async (request: Request): Promise<Response> => {

@@ -1,9 +1,11 @@
 /**
  * @carebook/client against the real service (listening on 127.0.0.1, fresh database, demo
- * directory): tokens, pagination, booking with idempotency keys, errors, anonymous tokens.
+ * directory): tokens (retried on 429/503), pagination, booking with idempotency keys, errors,
+ * anonymous tokens.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientCredentialsTokenSource, CarebookError, createCarebookClient, staticToken, unwrap, type CarebookClient } from '../src/index.js';
+import { startProxy } from './proxy.js';
 import { startService, type Service } from './service.js';
 
 describe('@carebook/client against the service', () => {
@@ -54,6 +56,30 @@ describe('@carebook/client against the service', () => {
     expect(calls).toBe(2);
   });
 
+  it('retries token requests answered 429 or 503, waiting as Retry-After says', async () => {
+    const plan = [
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 503, headers: { 'retry-after': '0' } },
+    ];
+    const proxy = await startProxy(s.baseUrl, (path) => (path.startsWith('/auth/oauth/token') ? plan.shift() : undefined));
+    try {
+      const c = createCarebookClient({
+        baseUrl: proxy.url,
+        audience: `${s.baseUrl}/`,
+        clientCredentials: { clientId: s.creds.client_id, clientSecret: s.creds.client_secret },
+        retry: { baseDelayMs: 10 },
+      });
+      const body = await unwrap(c.api.GET('/v1/specialties', { params: { query: { page_size: 1 } } }));
+      expect(body.data).toHaveLength(1);
+      const tokenCalls = proxy.seen.filter((x) => x.path.startsWith('/auth/oauth/token'));
+      expect(tokenCalls.map((x) => x.status)).toEqual([429, 503, 200]);
+      expect(tokenCalls[1]!.at - tokenCalls[0]!.at).toBeGreaterThanOrEqual(950);
+      expect(proxy.seen.at(-1)).toMatchObject({ path: expect.stringMatching(/^\/v1\/specialties\?/), status: 200 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('iterates every page of the envelope listings', async () => {
     const first = await unwrap(client.api.GET('/v1/specialties', { params: { query: { page_size: 500 } } }));
     const all = [];
@@ -81,6 +107,24 @@ describe('@carebook/client against the service', () => {
     const entities = [];
     for await (const e of client.schedulableEntities({ page_size: 8 })) entities.push(e.id);
     expect(entities.length).toBeGreaterThan(8);
+  });
+
+  it('iterates every page of the beta facilities', async () => {
+    const npis: string[] = [];
+    for await (const n of client.npis({ page_size: 50 })) npis.push(n);
+    const query = { npis: npis.slice(0, 50).join(',') };
+    const one = await unwrap(client.api.GET('/v1-beta/facilities', { params: { query: { ...query, page_size: 100 } } }));
+    expect(one.total_count).toBeGreaterThan(1); // the demo directory's facilities
+    const all = [];
+    for await (const f of client.facilities({ ...query, page_size: 1 })) all.push(f.facility_id);
+    expect(all).toEqual(one.data.map((f) => f.facility_id));
+    expect(all).toHaveLength(one.total_count);
+    let pages = 0;
+    for await (const page of client.pages('/v1-beta/facilities', { ...query, page_size: 1 })) {
+      pages += 1;
+      expect(page.data).toHaveLength(1);
+    }
+    expect(pages).toBe(one.total_count);
   });
 
   it('finds, checks availability, books with an Idempotency-Key, lists and cancels', async () => {

@@ -233,6 +233,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            error_description: string;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -4899,7 +4911,7 @@ export interface paths {
                      * @example {
                      *       "webhook_url": "https://hooks.example.org/carebook",
                      *       "webhook_key": "c2VjcmV0LWtleQ==",
-                     *       "appointment_update_type": "cancelled"
+                     *       "appointment_update_type": "updated"
                      *     }
                      */
                     "application/json": {
@@ -4927,10 +4939,17 @@ export interface paths {
                          *         "appointment_data": {
                          *           "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
                          *           "appointment_updated_timestamp": "2026-11-22T06:46:39.512Z",
-                         *           "appointment_update_type": "cancelled",
+                         *           "appointment_update_type": "updated",
                          *           "changed_attributes": [
                          *             {
+                         *               "attribute_path": "appointment.start_time"
+                         *             },
+                         *             {
                          *               "attribute_path": "appointment.status"
+                         *             },
+                         *             {
+                         *               "attribute_path": "patient.uploaded_attachments",
+                         *               "attachment_type": "community_care_packet"
                          *             }
                          *           ]
                          *         }
@@ -4944,6 +4963,8 @@ export interface paths {
                                     appointment_update_type: string;
                                     appointment_updated_timestamp: string;
                                     changed_attributes: {
+                                        /** @description With `patient.uploaded_attachments`: the type of the uploaded file */
+                                        attachment_type?: string;
                                         attribute_path: string;
                                     }[];
                                 };

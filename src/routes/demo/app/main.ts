@@ -16,6 +16,13 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLEl
   return node;
 }
 
+/** Moves keyboard focus to a heading (made focusable for scripts only), e.g. after its content changed. */
+function focusHeading(id: string): void {
+  const h = $(id);
+  h.setAttribute('tabindex', '-1');
+  h.focus();
+}
+
 function say(message: string): void {
   $('alert').textContent = '';
   $('status').textContent = message;
@@ -52,7 +59,8 @@ async function handleCallback(): Promise<void> {
 }
 
 let api: CarebookClient;
-let chosen: { pl: ProviderLocation; start: string; visitReasonId: string } | undefined;
+/** The chosen time, and the button that chose it (focus returns there on "Back"). */
+let chosen: { pl: ProviderLocation; start: string; visitReasonId: string; opener: HTMLElement } | undefined;
 
 async function loadSpecialties(): Promise<void> {
   const select = $<HTMLSelectElement>('specialty');
@@ -70,12 +78,20 @@ async function search(ev: SubmitEvent): Promise<void> {
   const visitReasonId = body.data.search_parameters.visit_reason_id ?? '';
   const list = $('results');
   list.replaceChildren();
-  for (const pl of body.data.provider_locations) {
+  for (const [i, pl] of body.data.provider_locations.entries()) {
     const loc = pl.location;
-    const times = el('ul', { className: 'times', hidden: true });
+    const times = el('ul', { className: 'times', hidden: true, id: `times-${i}` });
     const show = el('button', { type: 'button', className: 'secondary', textContent: 'Show times' });
     show.setAttribute('aria-expanded', 'false');
-    show.addEventListener('click', () => void showTimes(pl, visitReasonId, times, show).catch(fail));
+    show.setAttribute('aria-controls', times.id);
+    show.addEventListener('click', () => {
+      if (show.getAttribute('aria-expanded') === 'true') {
+        times.hidden = true;
+        show.setAttribute('aria-expanded', 'false');
+        return;
+      }
+      void showTimes(pl, visitReasonId, times, show).catch(fail);
+    });
     const name = pl.provider.full_name ?? `${pl.provider.first_name} ${pl.provider.last_name}`;
     list.append(
       el(
@@ -101,7 +117,7 @@ async function showTimes(pl: ProviderLocation, visitReasonId: string, list: HTML
     ...(slots.length
       ? slots.slice(0, 12).map((s) => {
           const b = el('button', { type: 'button', textContent: localTime(s.start_time) });
-          b.addEventListener('click', () => choose(pl, s.start_time, s.visit_reason_id));
+          b.addEventListener('click', () => choose(pl, s.start_time, s.visit_reason_id, b));
           return el('li', {}, b);
         })
       : [el('li', { textContent: 'No times in the next week.' })]),
@@ -111,12 +127,11 @@ async function showTimes(pl: ProviderLocation, visitReasonId: string, list: HTML
   list.setAttribute('aria-label', `Times for ${pl.provider.full_name ?? 'this provider'}`);
 }
 
-function choose(pl: ProviderLocation, start: string, visitReasonId: string): void {
-  chosen = { pl, start, visitReasonId };
+function choose(pl: ProviderLocation, start: string, visitReasonId: string, opener: HTMLElement): void {
+  chosen = { pl, start, visitReasonId, opener };
   $('booking-summary').textContent = `${pl.provider.full_name ?? 'Provider'}, ${localTime(start)} (local time)`;
   $('booking').hidden = false;
-  $('booking-h').setAttribute('tabindex', '-1');
-  $('booking-h').focus();
+  focusHeading('booking-h');
 }
 
 async function book(ev: SubmitEvent): Promise<void> {
@@ -151,6 +166,8 @@ async function book(ev: SubmitEvent): Promise<void> {
   say(`Booked: ${chosen.pl.provider.full_name ?? 'your provider'}, ${localTime(chosen.start)}. Status: ${res.data.appointment_status.replace(/_/g, ' ')}.`);
   chosen = undefined;
   await listAppointments();
+  // The form that had focus is hidden: continue at the list that now shows the appointment.
+  focusHeading('mine-h');
 }
 
 async function listAppointments(): Promise<void> {
@@ -162,6 +179,8 @@ async function listAppointments(): Promise<void> {
       void unwrap(api.api.POST('/v1/appointments/cancel', { body: { appointment_id: a.appointment_id, cancellation_reason_type: 'patient_no_longer_available' } }))
         .then(() => say('Appointment cancelled.'))
         .then(listAppointments)
+        // The button is gone with the re-rendered list: keep focus in the list's section.
+        .then(() => focusHeading('mine-h'))
         .catch(fail),
     );
     items.push(
@@ -198,6 +217,8 @@ async function main(): Promise<void> {
   $<HTMLFormElement>('book').addEventListener('submit', (e) => void book(e).catch(fail));
   $('cancel-booking').addEventListener('click', () => {
     $('booking').hidden = true;
+    if (chosen?.opener.isConnected) chosen.opener.focus();
+    else focusHeading('search-h');
   });
   await Promise.all([loadSpecialties(), listAppointments()]);
 }
