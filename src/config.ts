@@ -2,7 +2,14 @@
  * Service configuration from environment variables (contracts.md §1). Parsed once at start and passed
  * down explicitly; nothing reads `process.env` elsewhere.
  */
+import { isIP } from 'node:net';
 import type { Env } from './db/schema.js';
+
+/**
+ * Which proxies may set the client address through `X-Forwarded-For` (Fastify `trustProxy`):
+ * `false` (the peer address is the client), `true` (any proxy), a hop count, or addresses/CIDRs.
+ */
+export type TrustProxy = boolean | number | string[];
 
 export interface Config {
   port: number;
@@ -22,6 +29,8 @@ export interface Config {
   rateLimitPerMinute: number;
   redisUrl: string | undefined;
   logLevel: string;
+  /** `TRUST_PROXY`: whose `X-Forwarded-For` gives the client address (rate limits per address). */
+  trustProxy: TrustProxy;
   /** Allow webhook URLs on private/loopback addresses and plain HTTP in production (local testing only). */
   allowPrivateWebhookTargets: boolean;
   /** Seconds to let in-flight requests finish on shutdown. */
@@ -45,6 +54,32 @@ function int(name: string, raw: string | undefined, fallback: number, min: numbe
 
 function stripSlash(u: string): string {
   return u.replace(/\/+$/, '');
+}
+
+function isAddressOrCidr(v: string): boolean {
+  const [addr, bits, ...rest] = v.split('/');
+  if (rest.length || !addr) return false;
+  const family = isIP(addr);
+  if (!family) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Parses `TRUST_PROXY`: unset/`false` trusts nobody, `true` any proxy, an integer that many hops,
+ * otherwise a comma list of IP addresses or CIDR ranges of the trusted proxies.
+ */
+export function parseTrustProxy(raw: string | undefined): TrustProxy {
+  const v = (raw ?? '').trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return int('TRUST_PROXY', v, 0, 0, 100);
+  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const bad = list.find((x) => !isAddressOrCidr(x));
+  if (bad !== undefined || !list.length) {
+    throw new ConfigError(`TRUST_PROXY must be true, false, a hop count, or a comma list of IP addresses/CIDRs, got ${JSON.stringify(raw)}`);
+  }
+  return list;
 }
 
 /** Reads the configuration; throws `ConfigError` naming the variable on a bad value. */
@@ -81,6 +116,7 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', vars.RATE_LIMIT_PER_MINUTE, 1200, 1, 10_000_000),
     redisUrl: vars.REDIS_URL || undefined,
     logLevel: vars.LOG_LEVEL || 'info',
+    trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     allowPrivateWebhookTargets: vars.ALLOW_PRIVATE_WEBHOOK_TARGETS === 'true',
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', vars.SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
     webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', vars.WEBHOOK_RETRY_BASE_MS, 5000, 10, 3_600_000),

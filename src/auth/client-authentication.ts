@@ -15,6 +15,18 @@ export interface PresentedCredentials {
   viaBasic: boolean;
 }
 
+/**
+ * Undoes the `application/x-www-form-urlencoded` encoding of a Basic credential part
+ * (RFC 6749 §2.3.1); bad percent-encoding is `invalid_client` (RFC 6749 §5.2), not a server error.
+ */
+function formDecode(part: string): string {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, ' '));
+  } catch {
+    throw new OAuthError('invalid_client', 'malformed Basic credentials');
+  }
+}
+
 /** Reads client credentials from `Authorization: Basic` (form-urlencoded parts, RFC 6749 §2.3.1) or the body. */
 export function presentedCredentials(authorization: string | undefined, body: Record<string, unknown>): PresentedCredentials {
   const bodyId = typeof body.client_id === 'string' ? body.client_id : undefined;
@@ -24,8 +36,8 @@ export function presentedCredentials(authorization: string | undefined, body: Re
     const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
     const i = decoded.indexOf(':');
     if (i < 0) throw new OAuthError('invalid_client', 'malformed Basic credentials');
-    const id = decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' '));
-    const secret = decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' '));
+    const id = formDecode(decoded.slice(0, i));
+    const secret = formDecode(decoded.slice(i + 1));
     if (bodyId !== undefined && bodyId !== id) throw new OAuthError('invalid_request', 'client_id differs from Basic credentials');
     return { clientId: id, clientSecret: secret, viaBasic: true };
   }

@@ -16,7 +16,8 @@ import { authorizeRoutes, sendPage } from './routes/authorize.js';
 import { tokenRoute } from './routes/token.js';
 import type { KeyStore } from './signing-keys.js';
 import { createTokenVerifier } from './token-verifier.js';
-import { isDatabaseUnavailable } from '../http/error-handler.js';
+import { isDatabaseUnavailable, loggableError } from '../http/error-handler.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 
 export interface AuthServerDeps {
   config: Config;
@@ -24,6 +25,8 @@ export interface AuthServerDeps {
   keys: KeyStore;
   /** Sign-in throttling; the defaults suit production. */
   loginLimits?: LoginLimits;
+  /** The API's rate limiter; the token endpoint is limited per client address with it (contracts.md §8). */
+  limiter?: RateLimiter;
 }
 
 export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) => {
@@ -33,7 +36,7 @@ export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if ((req.routeOptions.config as { html?: boolean } | undefined)?.html) {
       const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? 400 : 500;
-      if (status === 500) req.log.error({ err: { message: err.message, stack: err.stack } }, 'auth page error');
+      if (status === 500) req.log.error({ err: loggableError(err) }, 'auth page error');
       return sendPage(reply, status, errorPage(status === 400 ? 'The request was malformed.' : 'Something went wrong on our side.'));
     }
     if (err instanceof OAuthError) {
@@ -41,14 +44,16 @@ export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) 
       return reply.code(err.statusCode).send({ error: err.error, error_description: err.description });
     }
     if (err.validation || (err.statusCode && err.statusCode < 500)) {
-      return reply.code(err.statusCode === 415 ? 415 : 400).send({ error: 'invalid_request', error_description: err.validation ? `${err.validationContext ?? 'request'}${err.validation[0]?.instancePath ?? ''} ${err.validation[0]?.message ?? 'is invalid'}` : 'malformed request' });
+      // Every token error but invalid_client is 400 (RFC 6749 §5.2, contracts.md §3), an
+      // unsupported media type included.
+      return reply.code(400).send({ error: 'invalid_request', error_description: err.validation ? `${err.validationContext ?? 'request'}${err.validation[0]?.instancePath ?? ''} ${err.validation[0]?.message ?? 'is invalid'}` : 'malformed request' });
     }
     if (isDatabaseUnavailable(err)) {
       // RFC 6749 §4.1.2.1 temporarily_unavailable; 503 like the API (found by test/ops/pg-restart.test.ts).
       req.log.error({ err: { message: err.message, code: err.code } }, 'database unavailable');
       return reply.code(503).header('retry-after', '5').send({ error: 'temporarily_unavailable', error_description: 'service temporarily unavailable' });
     }
-    req.log.error({ err: { message: err.message, stack: err.stack } }, 'auth server error');
+    req.log.error({ err: loggableError(err) }, 'auth server error');
     return reply.code(500).send({ error: 'server_error', error_description: 'internal error' });
   });
 

@@ -15,12 +15,26 @@ export class InvalidToken extends Error {}
 
 /** How many verified tokens a verifier remembers (see `verifiedPayload`). */
 const VERIFIED_CACHE_MAX = 10_000;
+/** With a remote auth server, how long a cached verification is trusted before the signature is checked again. */
+const REMOTE_RECHECK_MS = 60_000;
+
+interface CachedToken {
+  payload: JWTPayload & Partial<AccessTokenClaims>;
+  expMs: number;
+  /** The signing key's id: the entry is dropped once the key leaves the JWKS. */
+  kid: string;
+  checkedAt: number;
+}
 
 /** True when the auth server is mounted in this process (the default `AUTH_URL`). */
 export function authServerIsLocal(config: Config): boolean {
   return config.authUrl === `${config.publicBaseUrl}/auth`;
 }
 
+/**
+ * Builds the API's token verifier (contracts.md §3; RFC 9068 JWT access tokens, RFC 7515/7517):
+ * verified tokens are cached until `exp` but only while their signing key is still published.
+ */
 export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeyStore }): TokenVerifier {
   const { config, db } = deps;
   const local = authServerIsLocal(config);
@@ -29,23 +43,32 @@ export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeySt
 
   // One local JWK set per loaded key list: jose imports each key once per set, so building a new set
   // per request would re-import the EC key on every call (it was most of the cost of a read).
-  let cached: { list: unknown; resolver: JWTVerifyGetKey } | undefined;
-  const localResolver = async (): Promise<JWTVerifyGetKey> => {
+  // `publicJwks()` returns the same `keys` array until it reloads, so a new array means a new set.
+  let keySet: { list: unknown; resolver: JWTVerifyGetKey; kids: Set<string> } | undefined;
+  const localKeys = async (): Promise<{ resolver: JWTVerifyGetKey; kids: Set<string> }> => {
     const { keys: list } = await keys.publicJwks();
-    if (cached?.list !== list) cached = { list, resolver: createLocalJWKSet({ keys: list }) };
-    return cached.resolver;
+    if (keySet?.list !== list) {
+      keySet = { list, resolver: createLocalJWKSet({ keys: list }), kids: new Set(list.flatMap((k) => (k.kid ? [k.kid] : []))) };
+      forgetTokensOfRemovedKeys(keySet.kids);
+    }
+    return keySet;
   };
 
-  async function verifySignature(token: string): Promise<JWTPayload> {
-    const opts = { issuer: config.authUrl, audience: config.audience, algorithms: [SIGNING_ALG], typ: 'at+jwt' };
-    if (remote) return (await jwtVerify(token, remote, opts)).payload;
+  async function verifySignature(token: string): Promise<{ payload: JWTPayload; kid: string | undefined }> {
+    // RFC 9068 §4: `exp` is required; jose checks it (and `nbf`, `iss`, `aud`) when present.
+    const opts = { issuer: config.authUrl, audience: config.audience, algorithms: [SIGNING_ALG], typ: 'at+jwt', requiredClaims: ['exp'] };
+    const result = async (getKey: JWTVerifyGetKey) => {
+      const { payload, protectedHeader } = await jwtVerify(token, getKey, opts);
+      return { payload, kid: protectedHeader.kid };
+    };
+    if (remote) return result(remote);
     try {
-      return (await jwtVerify(token, await localResolver(), opts)).payload;
+      return await result((await localKeys()).resolver);
     } catch (e) {
       // A key we have not loaded yet (rotated by another process): reload once.
       if (e instanceof errors.JWKSNoMatchingKey) {
         await keys.reloadAfterUnknownKid();
-        return (await jwtVerify(token, await localResolver(), opts)).payload;
+        return result((await localKeys()).resolver);
       }
       throw e;
     }
@@ -53,19 +76,30 @@ export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeySt
 
   // Verified tokens, by their text, until they expire (at most `VERIFIED_CACHE_MAX` of them, oldest
   // evicted first): a token is immutable, so a repeat call need not check its ES256 signature again,
-  // which was the largest single cost of a cheap read. Expiry is re-checked on every hit, and user
+  // which was the largest single cost of a cheap read. Every hit re-checks expiry and that the
+  // signing key (`kid`) is still in the loaded JWKS: a key removed from the set (retired beyond its
+  // grace period) drops its tokens at the next JWKS load. With a remote auth server, whose set jose
+  // caches out of our sight, a hit is trusted for `REMOTE_RECHECK_MS` and then verified again. User
   // tokens still have their family's revocation checked on every call.
-  const verified = new Map<string, { payload: JWTPayload & Partial<AccessTokenClaims>; expMs: number }>();
+  const verified = new Map<string, CachedToken>();
+  function forgetTokensOfRemovedKeys(kids: Set<string>): void {
+    for (const [token, entry] of verified) if (!kids.has(entry.kid)) verified.delete(token);
+  }
+  async function stillValid(entry: CachedToken): Promise<boolean> {
+    if (Date.now() >= entry.expMs) return false;
+    if (remote) return Date.now() - entry.checkedAt < REMOTE_RECHECK_MS;
+    return (await localKeys()).kids.has(entry.kid);
+  }
   async function verifiedPayload(token: string): Promise<JWTPayload & Partial<AccessTokenClaims>> {
     const hit = verified.get(token);
     if (hit) {
-      if (Date.now() < hit.expMs) return hit.payload;
+      if (await stillValid(hit)) return hit.payload;
       verified.delete(token);
     }
-    const payload = (await verifySignature(token)) as JWTPayload & Partial<AccessTokenClaims>;
-    if (typeof payload.exp === 'number') {
+    const { payload, kid } = await verifySignature(token);
+    if (typeof payload.exp === 'number' && kid !== undefined) {
       if (verified.size >= VERIFIED_CACHE_MAX) verified.delete(verified.keys().next().value!);
-      verified.set(token, { payload, expMs: payload.exp * 1000 });
+      verified.set(token, { payload, expMs: payload.exp * 1000, kid, checkedAt: Date.now() });
     }
     return payload;
   }

@@ -40,11 +40,22 @@ export interface AppDeps {
   logger?: Logger;
 }
 
+/** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
+/** Builds the application (interface.md, contracts.md §1 configuration). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db } = deps;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: requestIdFor,
+    // TRUST_PROXY: read the client address (request.ip) from X-Forwarded-For of trusted proxies, so
+    // per-address limits (contracts.md §8) key on the caller, not the load balancer. The auth server
+    // is a plugin of this instance and inherits it.
+    // A hop count becomes a function, as Fastify does at run time (its types omit numbers).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // Idle keep-alive sockets close at once; busy ones get the grace period (see preClose below).
     forceCloseConnections: 'idle',
@@ -90,11 +101,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, db, registry);
 
   const keys = new KeyStore(db, config.appEnv);
-  if (authServerIsLocal(config)) {
-    await app.register(authServer, { prefix: new URL(config.authUrl).pathname, config, db, keys });
-  }
   const limiter = createRateLimiter({ db, defaultPerMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
   app.addHook('onClose', async () => limiter.close());
+  if (authServerIsLocal(config)) {
+    await app.register(authServer, { prefix: new URL(config.authUrl).pathname, config, db, keys, limiter });
+  }
   // Routes declare the guard as their `onRequest` hook: the token is checked and the call counted
   // against the rate limit before the body is read, parsed and validated, so an unauthenticated
   // caller gets 401 without its body being read, and malformed requests are rate limited too.

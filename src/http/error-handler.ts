@@ -1,10 +1,11 @@
 /**
  * Fastify error and not-found handlers: every failure becomes a §7 body. A thrown bug is logged
- * (message and stack only, never the request body) and answered as a bare 500.
+ * by name, code and stack frames only (an error's message can quote patient data, so it is never
+ * logged, nor is the request body) and answered as a bare 500.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorBody, type ErrorType, type FieldError } from './errors.js';
-import { fieldErrorsFromValidation } from './validation.js';
+import { requestFieldErrors } from './validation.js';
 
 export function sendError(
   reply: FastifyReply,
@@ -34,7 +35,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
       return sendError(reply, err.statusCode, err.errorType, err.errors, err.headers);
     }
     if (err.validation) {
-      return sendError(reply, 400, 'invalid_request', fieldErrorsFromValidation(err.validation, err.validationContext));
+      return sendError(reply, 400, 'invalid_request', requestFieldErrors(req, err.validation, err.validationContext));
     }
     const known = err.code ? CLIENT_ERRORS[err.code] : undefined;
     if (known) {
@@ -52,7 +53,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return sendError(reply, err.statusCode, 'invalid_request', [{ message: 'invalid request' }]);
     }
-    if (err.code && INPUT_VALUE_SQLSTATES.has(err.code)) {
+    if (typeof err.code === 'string' && INPUT_VALUE_SQLSTATES.has(err.code)) {
       // A value PostgreSQL cannot store or compute with (a NUL character, an out-of-range date or
       // number) came from the request: the client's error, not a 500 (found by test/security/fuzz.test.ts).
       return sendError(reply, 400, 'invalid_request', [{ message: 'the request contains a character or value that cannot be processed' }]);
@@ -61,7 +62,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
       req.log.error({ err: { message: err.message, code: err.code } }, 'database unavailable');
       return sendError(reply, 503, 'api_error', [{ message: 'service temporarily unavailable' }], { 'retry-after': '5' });
     }
-    req.log.error({ err: { message: err.message, stack: err.stack, code: err.code } }, 'unhandled error');
+    req.log.error({ err: loggableError(err) }, 'unhandled error');
     return sendError(reply, 500, 'api_error', [{ message: 'internal error' }]);
   });
 
@@ -73,9 +74,27 @@ export function installErrorHandlers(app: FastifyInstance): void {
 /**
  * SQLSTATEs of class 22 (data exception) that only a request's value can cause: 22021 invalid byte
  * sequence (a NUL character in text), 22P05 untranslatable character, 22003 numeric value out of
- * range, 22008 datetime field overflow.
+ * range, 22P02 invalid text representation (a malformed number, uuid or enum), 22007 invalid
+ * datetime format, 22008 datetime field overflow.
  */
-const INPUT_VALUE_SQLSTATES = new Set(['22021', '22P05', '22003', '22008']);
+const INPUT_VALUE_SQLSTATES = new Set(['22021', '22P05', '22003', '22P02', '22007', '22008']);
+
+/**
+ * The parts of a thrown error that may be logged: its name, its code (a SQLSTATE or Fastify code)
+ * and its stack frames. The message (also the first lines of `stack`) is left out: it can quote
+ * request values, such as a patient's name or a rejected database value.
+ */
+export function loggableError(err: unknown): { name: string; code?: string; stack?: string } {
+  const e = (err ?? {}) as { name?: unknown; code?: unknown; stack?: unknown };
+  const out: { name: string; code?: string; stack?: string } = { name: typeof e.name === 'string' ? e.name : typeof err };
+  if (typeof e.code === 'string' || typeof e.code === 'number') out.code = String(e.code);
+  if (typeof e.stack === 'string') {
+    const lines = e.stack.split('\n');
+    const firstFrame = lines.findIndex((l) => /^\s+at /.test(l));
+    if (firstFrame >= 0) out.stack = lines.slice(firstFrame).join('\n');
+  }
+  return out;
+}
 
 /** Connection-level database failures (server down, restarting): answered 503, not 500. */
 export function isDatabaseUnavailable(err: { code?: string; message?: string }): boolean {

@@ -9,7 +9,7 @@ import type { LoggerOptions } from 'pino';
 const PATIENT_KEYS = [
   'patient', 'first_name', 'last_name', 'date_of_birth', 'phone_number', 'email_address', 'email',
   'patient_address', 'address', 'address1', 'address2', 'insurance', 'insurance_member_id',
-  'insurance_group_number', 'notes', 'password', 'client_secret', 'code_verifier', 'refresh_token',
+  'insurance_group_number', 'notes', 'developer_patient_id', 'sex_at_birth', 'gender', 'password', 'client_secret', 'code_verifier', 'refresh_token',
   'access_token', 'authorization', 'cookie',
 ];
 

@@ -1,8 +1,10 @@
 /**
  * Turns Ajv validation errors into §7 field errors, naming every bad field (Ajv runs with
- * `allErrors`). Fields are dotted paths: `data.patient.phone_number`, `page_size`, `gender[1]`.
+ * `allErrors`) in every request part: Fastify stops at the first part that fails (params, body,
+ * querystring, headers), so the parts after it are validated here too. Fields are dotted paths:
+ * `data.patient.phone_number`, `page_size`, `gender[1]`.
  */
-import type { FastifySchemaValidationError } from 'fastify';
+import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import type { FieldError } from './errors.js';
 
 function pointerToPath(pointer: string): string {
@@ -77,4 +79,35 @@ export function fieldErrorsFromValidation(errors: FastifySchemaValidationError[]
     out.push(path ? { field: path, message } : { field: context ?? 'body', message });
   }
   return out.length ? out : [{ message: 'invalid request' }];
+}
+
+/** The parts Fastify validates, in its order (headers last; they are not re-validated here). */
+const PARTS = ['params', 'body', 'querystring'] as const;
+type Part = (typeof PARTS)[number];
+/** The order errors are reported in: path, then query, then body. */
+const REPORT_ORDER: readonly Part[] = ['params', 'querystring', 'body'];
+
+type CompiledValidator = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
+
+function partData(req: FastifyRequest, part: Part): unknown {
+  return part === 'params' ? req.params : part === 'querystring' ? req.query : req.body;
+}
+
+/**
+ * Every bad field of the request (interface.md §7): the errors Fastify reported for the first part
+ * that failed (`failedPart`, its `validationContext`), plus those of the parts it did not get to,
+ * validated with the route's own compiled validators. The parts before the failed one passed.
+ */
+export function requestFieldErrors(req: FastifyRequest, failed: FastifySchemaValidationError[], failedPart: string | undefined): FieldError[] {
+  const at = PARTS.indexOf(failedPart as Part);
+  if (at < 0) return fieldErrorsFromValidation(failed, failedPart);
+  const byPart = new Map<Part, FieldError[]>([[PARTS[at]!, fieldErrorsFromValidation(failed, failedPart)]]);
+  for (const part of PARTS.slice(at + 1)) {
+    // A body schema per content type is an object of validators, not one: leave it to Fastify.
+    const validate = req.getValidationFunction(part) as unknown;
+    if (typeof validate !== 'function') continue;
+    const fn = validate as CompiledValidator;
+    if (!fn(partData(req, part)) && fn.errors?.length) byPart.set(part, fieldErrorsFromValidation(fn.errors, part));
+  }
+  return REPORT_ORDER.flatMap((p) => byPart.get(p) ?? []);
 }

@@ -58,6 +58,26 @@ describe('client credentials grant and the API guard', () => {
     expect(unknown.statusCode).toBe(401);
   });
 
+  it('answers bad percent-encoding in HTTP Basic credentials with invalid_client 401, not a 500 (RFC 6749 §5.2)', async () => {
+    for (const pair of [`${dev.client_id}:%E0%A4%A`, `%zz:${dev.client_secret}`]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/auth/oauth/token',
+        headers: { authorization: `Basic ${Buffer.from(pair).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ grant_type: 'client_credentials', audience: t.config.audience }).toString(),
+      });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(/^Basic/);
+      expect(res.json()).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
+    }
+  });
+
+  it('answers an unsupported content type with 400 invalid_request (contracts.md §3)', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/auth/oauth/token', headers: { 'content-type': 'text/csv' }, payload: 'a,b' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+  });
+
   it('refuses a wrong audience, an unknown grant and a scope the client does not hold', async () => {
     const base = { grant_type: 'client_credentials', client_id: dev.client_id, client_secret: dev.client_secret };
     expect((await token({ ...base, audience: 'https://elsewhere.example/' })).json().error).toBe('invalid_request');

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeJwt, decodeProtectedHeader, exportSPKI, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { decodeJwt, decodeProtectedHeader, exportSPKI, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.js';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
@@ -68,6 +68,11 @@ describe('API token checks', () => {
       const forged = await new SignJWT(claims()).setProtectedHeader({ alg: 'HS256', kid, typ: 'at+jwt' }).sign(new TextEncoder().encode(secret));
       await expectInvalid(forged);
     }
+  });
+
+  it('refuses a token without exp (RFC 9068 §2.2), even one correctly signed', async () => {
+    const { exp: _exp, ...noExp } = claims();
+    await expectInvalid(await sign(noExp));
   });
 
   it('refuses expired and not-yet-valid tokens', async () => {
@@ -138,6 +143,13 @@ describe('API token checks', () => {
     expect(jwks.keys.map((k) => k.kid)).toEqual(expect.arrayContaining([kid, rotated.kid]));
     // Once the old key has been retired longer than a token lifetime, it leaves the JWKS and its tokens stop verifying.
     await t.db.updateTable('signing_keys').set({ retired_at: new Date(Date.now() - 3 * 3600_000) }).where('kid', '=', kid).execute();
+    // The same app, which verified (and cached) `before` above, refuses it once it reloads the JWKS;
+    // a token with a kid it does not know makes it reload now instead of within 30 s.
+    const stranger = await generateKeyPair('ES256');
+    const unknownKid = await new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid: 'key_unknown', typ: 'at+jwt' }).sign(stranger.privateKey);
+    await expectInvalid(unknownKid);
+    await expectInvalid(before);
+    expect((await t.app.inject({ url: '/v1/_probe', headers: bearer(after) })).statusCode).toBe(200);
     const app3 = await buildApp({ config: t.config, db: t.db });
     probe(app3);
     const old = await app3.inject({ url: '/v1/_probe', headers: bearer(before) });

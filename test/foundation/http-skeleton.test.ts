@@ -9,6 +9,8 @@ import { loggerOptions } from '../../src/http/logger.js';
 import { freshDatabase } from '../helpers/db.js';
 import { testPort } from '../helpers/app.js';
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { sql } from 'kysely';
 
 describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
   let h: DatabaseHandle;
@@ -24,10 +26,34 @@ describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
     app.get('/v1/_boom', async () => {
       throw new Error('boom for patient Jane Roe');
     });
+    // A bug whose message quotes patient data over several lines (as a database error quoting a row would).
+    app.get('/v1/_boom_multiline', async () => {
+      const e = new TypeError('cannot book for Zelda Quux\nborn 1961-04-12, phone +1 212 555 0199');
+      (e as { code?: string }).code = 'E_TEST';
+      throw e;
+    });
+    // A value PostgreSQL cannot read as the column's type: the client's error, not a 500.
+    app.get('/v1/_bad_value/:kind', async (req) => {
+      const kind = (req.params as { kind: string }).kind;
+      const cast = kind === 'int' ? sql`SELECT ${'Jane Roe'}::integer` : kind === 'date' ? sql`SELECT ${'Jane Roe'}::timestamptz` : sql`SELECT ${'2024-02-30 10:00'}::timestamp`;
+      return (await cast.execute(h.db)).rows;
+    });
     app.get('/v1/_slow', async () => {
       await new Promise((r) => setTimeout(r, 300));
       return { ok: true };
     });
+    // A route with every part validated, to see errors of all of them reported together.
+    app.post(
+      '/v1/_parts/:item_id',
+      {
+        schema: {
+          params: Type.Object({ item_id: Type.String({ pattern: '^it_' }) }),
+          querystring: Type.Object({ page_size: Type.Integer({ minimum: 1, maximum: 100 }), sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])) }),
+          body: Type.Object({ name: Type.String(), count: Type.Integer() }, { additionalProperties: false }),
+        },
+      },
+      async () => ({ ok: true }),
+    );
     app.post('/v1/_echo', async (req) => {
       req.log.info({ patient: { first_name: 'Zebediah' }, email_address: 'zeb@example.org' }, 'handled');
       return { ok: true };
@@ -65,6 +91,25 @@ describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
     expect(fields).toEqual(expect.arrayContaining(['email', 'password', 'role']));
   });
 
+  it('names every bad field across path, query and body in one §7 error list', async () => {
+    const fields = async (url: string, payload: unknown) => {
+      const res = await app.inject({ method: 'POST', url, payload: payload as object });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error_type).toBe('invalid_request');
+      return (res.json().errors as { field?: string }[]).map((e) => e.field);
+    };
+    // Query and body both bad (Fastify validates the body first, then stops).
+    expect(await fields('/v1/_parts/it_1?page_size=500&sort=up', { name: 7, extra: true })).toEqual(
+      expect.arrayContaining(['page_size', 'sort', 'name', 'count', 'extra']),
+    );
+    // Path, query and body all bad; path first, then query, then body.
+    const all = await fields('/v1/_parts/x?page_size=zero', { count: 'many' });
+    expect(all).toEqual(['item_id', 'page_size', 'name', 'count']);
+    // Only the query bad: only the query is reported.
+    expect(await fields('/v1/_parts/it_1', { name: 'a', count: 1 })).toEqual(['page_size']);
+    expect((await app.inject({ method: 'POST', url: '/v1/_parts/it_1?page_size=5', payload: { name: 'a', count: 1 } })).statusCode).toBe(200);
+  });
+
   it('answers malformed JSON with 400 and a wrong content type with 415, both §7', async () => {
     const bad = await app.inject({ method: 'POST', url: '/admin/v1/users', headers: { authorization: 'Bearer admin-secret', 'content-type': 'application/json' }, payload: '{"email":' });
     expect(bad.statusCode).toBe(400);
@@ -91,6 +136,36 @@ describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
     expect(text).not.toContain('PAT-SECRET-9');
     expect(text).not.toContain('Zebediah');
     expect(text).not.toContain('zeb@example.org');
+  });
+
+  it('logs a 500 by error name, code and stack frames, never its message', async () => {
+    logLines.length = 0;
+    expect((await app.inject({ url: '/v1/_boom' })).statusCode).toBe(500);
+    expect((await app.inject({ url: '/v1/_boom_multiline' })).statusCode).toBe(500);
+    const entries = logLines.map((l) => JSON.parse(l) as { msg?: string; err?: { name?: string; code?: string; stack?: string } }).filter((e) => e.msg === 'unhandled error');
+    expect(entries.map((e) => [e.err?.name, e.err?.code])).toEqual([['Error', undefined], ['TypeError', 'E_TEST']]);
+    expect(entries[1]!.err!.stack).toMatch(/^\s+at /);
+    const text = logLines.join('');
+    for (const secret of ['Jane', 'Roe', 'Zelda', 'Quux', '1961-04-12', '555 0199']) expect(text).not.toContain(secret);
+  });
+
+  it('keeps patient fields of logged objects out of the logs (redaction keys)', async () => {
+    logLines.length = 0;
+    app.log.info({ appointment: { developer_patient_id: 'PAT-77', sex_at_birth: 'female', gender: ['non_binary'] } }, 'redaction probe');
+    const text = logLines.join('');
+    expect(text).toContain('redaction probe');
+    for (const secret of ['PAT-77', 'female', 'non_binary']) expect(text).not.toContain(secret);
+  });
+
+  it('answers a value the database cannot read as its type (22P02, 22007, 22008) with 400 §7, not 500', async () => {
+    logLines.length = 0;
+    for (const kind of ['int', 'date', 'overflow']) {
+      const res = await app.inject({ url: `/v1/_bad_value/${kind}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ request_id: res.headers['x-request-id'], error_type: 'invalid_request', errors: [{ message: expect.any(String) }] });
+      expect(res.body).not.toContain('Jane');
+    }
+    expect(logLines.join('')).not.toContain('Jane');
   });
 
   it('guards the admin API with the admin token', async () => {

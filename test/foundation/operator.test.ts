@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +96,44 @@ describe('operator: admin API, seed and the sandbox bootstrap', () => {
       expect(devs).toHaveLength(1);
     } finally {
       await fresh.close();
+    }
+  });
+  it('bootstraps atomically: a failure writing the credentials file leaves no demo developer, and the next start creates it', async () => {
+    const fresh = await testApp();
+    const dir = await mkdtemp(join(tmpdir(), 'carebook-boot-fail-'));
+    try {
+      // A directory where the credentials file should go: writing the file fails after the developer
+      // and the directory have been written (as a crash or a full disk at that point would).
+      await mkdir(join(dir, 'demo-credentials.json'));
+      await expect(bootstrapSandbox(fresh.db, { dataDir: dir, publicBaseUrl: fresh.config.publicBaseUrl, demoProviders: 5 })).rejects.toThrow();
+      expect(await fresh.db.selectFrom('developers').select('id').execute()).toHaveLength(0);
+      expect(await fresh.db.selectFrom('oauth_clients').select('client_id').execute()).toHaveLength(0);
+      expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      // The next start (the obstacle gone) creates the demo, with working credentials on disk.
+      await rm(join(dir, 'demo-credentials.json'), { recursive: true });
+      const boot = await bootstrapSandbox(fresh.db, { dataDir: dir, publicBaseUrl: fresh.config.publicBaseUrl, demoProviders: 5 });
+      expect(boot.created).toBe(true);
+      expect(JSON.parse(await readFile(join(dir, 'demo-credentials.json'), 'utf8'))).toEqual(boot.credentials);
+      expect((await stat(join(dir, 'demo-credentials.json'))).mode & 0o777).toBe(0o600);
+      expect(await clientToken(fresh, boot.credentials!)).toMatch(/^ey/);
+    } finally {
+      await fresh.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('bootstraps one demo when two processes start together on one database', async () => {
+    const fresh = await testApp();
+    const dir = await mkdtemp(join(tmpdir(), 'carebook-boot-race-'));
+    try {
+      const opts = { dataDir: dir, publicBaseUrl: fresh.config.publicBaseUrl, demoProviders: 5 };
+      const [a, b] = await Promise.all([bootstrapSandbox(fresh.db, opts), bootstrapSandbox(fresh.db, opts)]);
+      expect([a.created, b.created].sort()).toEqual([false, true]);
+      expect(a.credentials).toEqual(b.credentials);
+      expect(await fresh.db.selectFrom('developers').select('id').execute()).toHaveLength(1);
+    } finally {
+      await fresh.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
-import { bearer, clientToken } from '../helpers/auth.js';
+import { authPath, bearer, clientToken } from '../helpers/auth.js';
 
 const admin = { authorization: 'Bearer test-admin-token' };
 
@@ -88,6 +89,84 @@ describe('rate limits per credential', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+});
+
+describe('per-address limits behind a load balancer (TRUST_PROXY)', () => {
+  const anonCalls = async (t: TestApp, forwardedFor: string[]): Promise<number[]> => {
+    const out: number[] = [];
+    // inject's peer address is 127.0.0.1: the "load balancer".
+    for (const xff of forwardedFor) out.push((await t.app.inject({ url: '/v1/specialties', headers: { 'x-forwarded-for': xff } })).statusCode);
+    return out;
+  };
+  const clientA = Array<string>(5).fill('203.0.113.7');
+
+  it('parses TRUST_PROXY: off by default, true, a hop count, or addresses/CIDRs', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', '::1']);
+    for (const bad of ['yes', '10.0.0.0/33', '10.0.0.1,lb.internal', ',']) expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(ConfigError);
+  });
+
+  it('with TRUST_PROXY, keys the unauthenticated limit on the forwarded client address', async () => {
+    const t = await testApp({ RATE_LIMIT_PER_MINUTE: '5', TRUST_PROXY: '127.0.0.0/8' });
+    try {
+      expect(await anonCalls(t, [...clientA, '203.0.113.7'])).toEqual([401, 401, 401, 401, 401, 429]);
+      // Another client behind the same balancer has its own budget; a spoofed chain ending in it too.
+      expect(await anonCalls(t, ['198.51.100.9', '203.0.113.7, 198.51.100.9'])).toEqual([401, 401]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with a hop count, takes the address that many proxies from the peer', async () => {
+    const t = await testApp({ TRUST_PROXY: '1' });
+    try {
+      t.app.get('/_ip', async (req) => ({ ip: req.ip }));
+      const ip = async (xff: string) => (await t.app.inject({ url: '/_ip', headers: { 'x-forwarded-for': xff } })).json().ip;
+      expect(await ip('198.51.100.1, 203.0.113.7')).toBe('203.0.113.7');
+      expect(await ip('203.0.113.8')).toBe('203.0.113.8');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('without TRUST_PROXY, ignores X-Forwarded-For: every caller shares the peer address', async () => {
+    const t = await testApp({ RATE_LIMIT_PER_MINUTE: '5' });
+    try {
+      expect(await anonCalls(t, [...clientA, '198.51.100.9'])).toEqual([401, 401, 401, 401, 401, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('rate limit of the token endpoint', () => {
+  it('limits token requests per client address: 429, Retry-After and an RFC 6749 §5.2 body', async () => {
+    const t = await testApp({ RATE_LIMIT_PER_MINUTE: '5', TRUST_PROXY: 'true' });
+    try {
+      const dev = await newDeveloper(t);
+      const request = (xff: string, secret = dev.client_secret) =>
+        t.app.inject({
+          method: 'POST',
+          url: `${authPath(t)}/oauth/token`,
+          headers: { 'x-forwarded-for': xff },
+          payload: { grant_type: 'client_credentials', client_id: dev.client_id, client_secret: secret, audience: t.config.audience },
+        });
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await request('203.0.113.7', i % 2 ? 'wrong' : dev.client_secret)).statusCode);
+      expect(statuses).toEqual([200, 401, 200, 401, 200]);
+      const refused = await request('203.0.113.7');
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.json()).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/rate limit/) });
+      // Another address is not affected, and the token endpoint's budget is its own.
+      expect((await request('198.51.100.9')).statusCode).toBe(200);
+      expect((await t.app.inject({ url: '/v1/specialties', headers: { 'x-forwarded-for': '203.0.113.7' } })).statusCode).toBe(401);
+    } finally {
+      await t.close();
     }
   });
 });

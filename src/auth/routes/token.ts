@@ -13,11 +13,15 @@ import { clientCredentialsGrant } from '../grants/client-credentials.js';
 import { refreshTokenGrant } from '../grants/refresh-token.js';
 import { OAuthError } from '../oauth-errors.js';
 import type { KeyStore } from '../signing-keys.js';
+import type { RateLimiter } from '../../http/rate-limit.js';
+import { tokenRateLimit } from '../token-rate-limit.js';
 
 export interface TokenRouteDeps {
   config: Config;
   db: Db;
   keys: KeyStore;
+  /** Per-address limit of token requests (contracts.md §8); none when undefined. */
+  limiter?: RateLimiter | undefined;
 }
 
 const TokenResponse = Type.Object({
@@ -49,12 +53,14 @@ export function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): void {
   app.post(
     '/oauth/token',
     {
+      // Counted before the body is read, so malformed requests are limited too.
+      ...(deps.limiter ? { onRequest: tokenRateLimit(deps.limiter) } : {}),
       schema: {
         tags: ['auth'],
         summary: 'Issue an access token',
         security: [],
         body: TokenRequest,
-        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody },
+        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },
       },
     },
     async (req, reply) => {

@@ -2,11 +2,19 @@
  * First start of a sandbox (contracts.md §2): on an empty database, create a demo directory and a
  * demo developer whose directory it is, and write its credentials to `${DATA_DIR}/demo-credentials.json`
  * (mode 0600). Later starts change nothing but the sandbox fixtures, which are kept current.
+ *
+ * The developer and its directory are written in one transaction, and the credentials file is
+ * written (to a temporary file, synced, then renamed into place) before that transaction commits.
+ * A crash or failure at any point leaves either nothing (the next start creates the demo again and
+ * overwrites any file left over) or the complete demo with its secret on disk, never a developer
+ * whose secret is lost.
  */
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { createDeveloper, type NewDeveloper } from '../developers/create-developer.js';
+import { insertDeveloper, type NewDeveloper } from '../developers/create-developer.js';
 import { ensureSandboxFixtures } from '../directory/sandbox-fixtures.js';
 import { generateDirectory } from '../directory/seed.js';
 import { writeDirectory } from '../directory/write-directory.js';
@@ -19,30 +27,63 @@ export interface BootstrapResult {
 
 export const DEMO_PROVIDERS = 200;
 
+async function anySandboxDeveloper(db: Db): Promise<boolean> {
+  return !!(await db.selectFrom('developers').select('id').where('env', '=', 'sandbox').limit(1).executeTakeFirst());
+}
+
+/** Writes `file` atomically with mode 0600: a temporary file beside it, synced, then renamed over it. */
+async function writeSecretFile(file: string, content: string): Promise<void> {
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    const fh = await open(tmp, 'wx', 0o600);
+    try {
+      await fh.writeFile(content);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await chmod(tmp, 0o600);
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * Creates the demo on an empty sandbox database (see the file comment for the crash guarantees);
+ * on a database that has developers, returns the saved credentials, if the file is there.
+ */
 export async function bootstrapSandbox(
   db: Db,
   opts: { dataDir: string; publicBaseUrl: string; demoProviders?: number },
 ): Promise<BootstrapResult> {
   const credentialsFile = join(opts.dataDir, 'demo-credentials.json');
   await db.transaction().execute((trx) => ensureSandboxFixtures(trx));
-  const anyDeveloper = await db.selectFrom('developers').select('id').where('env', '=', 'sandbox').limit(1).executeTakeFirst();
-  if (anyDeveloper) {
-    const saved = await readFile(credentialsFile, 'utf8').then((s) => JSON.parse(s) as NewDeveloper).catch(() => undefined);
-    return { created: false, credentials: saved, credentialsFile };
-  }
-  const creds = await createDeveloper(db, {
-    env: 'sandbox',
-    name: 'Demo developer',
-    redirectUris: [`${opts.publicBaseUrl}/demo/callback`, 'http://127.0.0.1:3000/callback'],
+  const saved = async (): Promise<BootstrapResult> => ({
+    created: false,
+    credentials: await readFile(credentialsFile, 'utf8').then((s) => JSON.parse(s) as NewDeveloper).catch(() => undefined),
+    credentialsFile,
   });
+  if (await anySandboxDeveloper(db)) return saved();
+
   const doc = generateDirectory(opts.demoProviders ?? DEMO_PROVIDERS, 1);
-  await db.transaction().execute(async (trx) => {
-    await writeDirectory(trx, 'sandbox', doc, { developerId: creds.developer_id });
-    await ensureSandboxFixtures(trx);
-  });
   // On PostgreSQL nothing else creates DATA_DIR (found by test/ops/scale-out.test.ts).
   await mkdir(opts.dataDir, { recursive: true });
-  await writeFile(credentialsFile, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
-  await chmod(credentialsFile, 0o600);
+  const creds = await db.transaction().execute(async (trx) => {
+    // Processes starting together on one database: one creates the demo, the others see it.
+    await sql`SELECT pg_advisory_xact_lock(hashtext('carebook.demo.bootstrap'))`.execute(trx);
+    if (await anySandboxDeveloper(trx)) return undefined;
+    const created = await insertDeveloper(trx, {
+      env: 'sandbox',
+      name: 'Demo developer',
+      redirectUris: [`${opts.publicBaseUrl}/demo/callback`, 'http://127.0.0.1:3000/callback'],
+    });
+    await writeDirectory(trx, 'sandbox', doc, { developerId: created.developer_id });
+    await ensureSandboxFixtures(trx);
+    await writeSecretFile(credentialsFile, `${JSON.stringify(created, null, 2)}\n`);
+    return created;
+  });
+  if (!creds) return saved();
   return { created: true, credentials: creds, credentialsFile };
 }

@@ -31,8 +31,20 @@ export function checkRedirectUri(uri: string): void {
   if (u.hash) throw new InvalidRedirectUri(`must not contain a fragment: ${uri}`);
 }
 
+/** Onboards a developer in one transaction of its own (see `insertDeveloper`). */
 export async function createDeveloper(
   db: Db,
+  input: { env: Env; name: string; redirectUris?: string[]; developerId?: string },
+): Promise<NewDeveloper> {
+  return db.transaction().execute((trx) => insertDeveloper(trx, input));
+}
+
+/**
+ * Onboards a developer within the caller's transaction `trx`, so that other writes (the demo
+ * directory of `bootstrapSandbox`) commit or roll back with it. Redirect URIs per RFC 6749 §3.1.2.
+ */
+export async function insertDeveloper(
+  trx: Db,
   input: { env: Env; name: string; redirectUris?: string[]; developerId?: string },
 ): Promise<NewDeveloper> {
   const redirectUris = input.redirectUris ?? [];
@@ -41,44 +53,42 @@ export async function createDeveloper(
   const clientId = prefixedId('cl', 16);
   const userClientId = prefixedId('uc', 16);
   const clientSecret = secretToken();
-  await db.transaction().execute(async (trx) => {
-    await trx.insertInto('developers').values({ id: developerId, env: input.env, name: input.name }).execute();
+  await trx.insertInto('developers').values({ id: developerId, env: input.env, name: input.name }).execute();
+  await trx
+    .insertInto('oauth_clients')
+    .values([
+      {
+        client_id: clientId,
+        env: input.env,
+        developer_id: developerId,
+        kind: 'confidential',
+        secret_hash: hashToken(clientSecret),
+        scopes: [...CLIENT_CREDENTIALS_SCOPES],
+      },
+      {
+        client_id: userClientId,
+        env: input.env,
+        developer_id: developerId,
+        kind: 'public',
+        secret_hash: null,
+        scopes: [...AUTHORIZATION_CODE_SCOPES],
+        redirect_uris: redirectUris,
+      },
+    ])
+    .execute();
+  if (input.env === 'sandbox') {
+    // The sandbox fixtures belong to every sandbox developer's directory (contracts.md §6).
     await trx
-      .insertInto('oauth_clients')
-      .values([
-        {
-          client_id: clientId,
-          env: input.env,
-          developer_id: developerId,
-          kind: 'confidential',
-          secret_hash: hashToken(clientSecret),
-          scopes: [...CLIENT_CREDENTIALS_SCOPES],
-        },
-        {
-          client_id: userClientId,
-          env: input.env,
-          developer_id: developerId,
-          kind: 'public',
-          secret_hash: null,
-          scopes: [...AUTHORIZATION_CODE_SCOPES],
-          redirect_uris: redirectUris,
-        },
-      ])
+      .insertInto('developer_provider_locations')
+      .columns(['env', 'developer_id', 'provider_location_id'])
+      .expression((eb) =>
+        eb
+          .selectFrom('provider_locations')
+          .where('env', '=', 'sandbox')
+          .where('id', 'in', SANDBOX_FIXTURE_IDS)
+          .select([eb.val('sandbox').as('env'), eb.val(developerId).as('developer_id'), 'id']),
+      )
       .execute();
-    if (input.env === 'sandbox') {
-      // The sandbox fixtures belong to every sandbox developer's directory (contracts.md §6).
-      await trx
-        .insertInto('developer_provider_locations')
-        .columns(['env', 'developer_id', 'provider_location_id'])
-        .expression((eb) =>
-          eb
-            .selectFrom('provider_locations')
-            .where('env', '=', 'sandbox')
-            .where('id', 'in', SANDBOX_FIXTURE_IDS)
-            .select([eb.val('sandbox').as('env'), eb.val(developerId).as('developer_id'), 'id']),
-        )
-        .execute();
-    }
-  });
+  }
   return { developer_id: developerId, client_id: clientId, client_secret: clientSecret, user_client_id: userClientId };
 }
