@@ -12,6 +12,7 @@
  */
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
+import type { AvailabilityCache } from './availability-cache.js';
 import { MAX_DURATION_MINUTES, reasonsOf, walkSlots } from '../scheduling/availability.js';
 import { LocalClock } from '../scheduling/local-time.js';
 import { loadProviderLocations, loadScheduleData, parseWeeklyBlocks, type SlotSource, type WeeklyBlock } from '../scheduling/schedule-data.js';
@@ -48,8 +49,8 @@ export interface AvailabilityInputRow {
   time_zone: string;
   visit_reason_ids: string[];
   default_visit_reason_id: string | null;
-  /** `weeklyBlocksAggSql` of the provider-location's weekly schedules. */
-  blocks: string | null;
+  /** `weeklyBlocksAggSql` of the provider-location's weekly schedules; omitted: loaded here. */
+  blocks?: string | null;
 }
 
 interface Source extends SlotSource {
@@ -60,21 +61,31 @@ interface Source extends SlotSource {
  * Availability summaries for `providerLocationIds` (any order, any count), keyed by id. Ids that are
  * unknown or inactive are absent from the map. `rows` may be given instead of ids by a caller that
  * has already read them (active provider-locations only). `now` is injectable for tests.
+ *
+ * With `cache`, summaries computed less than its TTL ago are reused and the others are computed
+ * and remembered (directory listings only; see `availability-cache.ts` for the staleness).
  */
 export async function directoryAvailability(
   db: Db,
-  input: { env: Env; providerLocationIds?: string[]; rows?: AvailabilityInputRow[]; now?: Date; clock?: LocalClock },
+  input: { env: Env; providerLocationIds?: string[]; rows?: AvailabilityInputRow[]; now?: Date; clock?: LocalClock; cache?: AvailabilityCache },
 ): Promise<Map<string, AvailabilitySummary>> {
   const out = new Map<string, AvailabilitySummary>();
   const now = input.now ?? new Date();
   const nowMs = now.getTime();
-  const clock = input.clock ?? new LocalClock();
+  const cache = input.cache;
+  const clock = input.clock ?? cache?.clock ?? new LocalClock();
 
   const sources = new Map<string, Source>();
   let blocks: Map<string, WeeklyBlock[]> | undefined;
   if (input.rows) {
-    blocks = new Map();
+    // Blocks come with the rows unless a row lacks them (then they are all loaded below).
+    if (input.rows.every((r) => r.blocks !== undefined)) blocks = new Map();
     for (const r of input.rows) {
+      const hit = cache?.get(input.env, r.id, nowMs);
+      if (hit) {
+        out.set(r.id, hit);
+        continue;
+      }
       const reasons = r.visit_reason_ids.length ? r.visit_reason_ids : r.default_visit_reason_id ? [r.default_visit_reason_id] : [];
       sources.set(r.id, {
         id: r.id,
@@ -83,10 +94,15 @@ export async function directoryAvailability(
         visitReasonIds: reasons,
         defaultReason: r.default_visit_reason_id ?? reasons[0],
       });
-      blocks.set(r.id, parseWeeklyBlocks(r.blocks));
+      blocks?.set(r.id, parseWeeklyBlocks(r.blocks ?? null));
     }
   } else {
-    const ids = [...new Set(input.providerLocationIds ?? [])];
+    const ids: string[] = [];
+    for (const id of new Set(input.providerLocationIds ?? [])) {
+      const hit = cache?.get(input.env, id, nowMs);
+      if (hit) out.set(id, hit);
+      else ids.push(id);
+    }
     for (const pl of (await loadProviderLocations(db, input.env, ids)).values()) {
       if (pl.active) sources.set(pl.id, { ...pl, defaultReason: pl.defaultVisitReasonId ?? pl.visitReasonIds[0] });
     }
@@ -103,9 +119,12 @@ export async function directoryAvailability(
     { withHolds: true, visitReasonIds: reasonsOf(sources), ...(blocks ? { blocks } : {}) },
   );
 
+  // Last local date of the walk per first date (few distinct values: one Luxon call each).
+  const lastOf = new Map<string, string>();
   for (const pl of sources.values()) {
     const today = clock.today(pl.timeZone, now);
-    const last = clock.addDays(today, HORIZON_DAYS + 1);
+    let last = lastOf.get(today);
+    if (last === undefined) lastOf.set(today, (last = clock.addDays(today, HORIZON_DAYS + 1)));
     const summarise = (pt: PatientType): { availability: PatientTypeAvailability; firstDate?: string } => {
       let earliest: number | undefined;
       let firstDate: string | undefined;
@@ -144,6 +163,7 @@ export async function directoryAvailability(
     };
     if (n.firstDate) summary.first_availability_date_in_provider_local_time = n.firstDate;
     out.set(pl.id, summary);
+    cache?.set(input.env, pl.id, summary, nowMs);
   }
   return out;
 }

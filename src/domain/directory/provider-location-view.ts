@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { AvailabilityCache } from './availability-cache.js';
 import { directoryAvailability } from './availability-summary.js';
 import type { DirectoryCaller } from './visible.js';
 
@@ -113,12 +114,20 @@ export function fullName(first: string, last: string, title: string | null): str
 /**
  * Loads the views of `ids` that are in the caller's directory (others are absent from the map).
  * `insurancePlanId` drives `accepts_patient_insurance` (interface.md §2.5); `distances` (miles)
- * fills `distance_to_patient_mi`.
+ * fills `distance_to_patient_mi`; with `cache`, recent availability summaries are reused
+ * (`availability-cache.ts`).
  */
 export async function loadProviderLocationViews(
   db: Db,
   caller: DirectoryCaller,
-  input: { ids: string[]; insurancePlanId?: string | undefined; distances?: Map<string, number>; publicBaseUrl: string; now?: Date },
+  input: {
+    ids: string[];
+    insurancePlanId?: string | undefined;
+    distances?: Map<string, number>;
+    publicBaseUrl: string;
+    now?: Date;
+    cache?: AvailabilityCache | undefined;
+  },
 ): Promise<Map<string, ProviderLocationView>> {
   const out = new Map<string, ProviderLocationView>();
   if (input.ids.length === 0) return out;
@@ -151,7 +160,12 @@ export async function loadProviderLocationViews(
     specialtyIds.length
       ? db.selectFrom('specialties').select(['id', 'name']).where('env', '=', caller.env).where('id', 'in', specialtyIds).execute()
       : Promise.resolve([]),
-    directoryAvailability(db, { env: caller.env, providerLocationIds: rows.map((r) => r.id), ...(input.now ? { now: input.now } : {}) }),
+    directoryAvailability(db, {
+      env: caller.env,
+      providerLocationIds: rows.map((r) => r.id),
+      ...(input.now ? { now: input.now } : {}),
+      ...(input.cache ? { cache: input.cache } : {}),
+    }),
   ]);
   const specialtyName = new Map(specialties.map((s) => [s.id, s.name]));
 

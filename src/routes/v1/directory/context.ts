@@ -2,12 +2,15 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
+import type { AvailabilityCache } from '../../../domain/directory/availability-cache.js';
 import type { DirectoryCaller } from '../../../domain/directory/visible.js';
 import { principalOf } from '../../../http/auth-guard.js';
 
 export interface DirectoryDeps {
   config: Config;
   db: Db;
+  /** The application's memo of availability summaries for listings (`availability-cache.ts`). */
+  availabilityCache?: AvailabilityCache;
 }
 
 /** The caller's directory: this environment, the token's developer (interface.md §1). */

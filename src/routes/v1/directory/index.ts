@@ -3,6 +3,7 @@
  * and the insurance-mapping job that runs in this process while the app is up.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AvailabilityCache } from '../../../domain/directory/availability-cache.js';
 import { startInsuranceMappingWorker } from '../../../domain/directory/insurance-mappings.js';
 import type { DirectoryDeps } from './context.js';
 import { facilityRoutes } from './facilities.js';
@@ -21,10 +22,12 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & { insura
   app.addHook('onClose', async () => worker.stop());
 
   const base = { config, db };
+  // Availability summaries in listings may be up to a minute old (availability-cache.ts).
+  const listing = { ...base, availabilityCache: deps.availabilityCache ?? new AvailabilityCache() };
   await app.register(referenceRoutes, base);
   await app.register(insurancePlanRoutes, base);
-  await app.register(schedulableEntityRoutes, base);
-  await app.register(providerRoutes, base);
+  await app.register(schedulableEntityRoutes, listing);
+  await app.register(providerRoutes, listing);
   await app.register(insuranceMappingRoutes, { ...base, kickJob: () => worker.kick() });
   await app.register(facilityRoutes, base);
 };

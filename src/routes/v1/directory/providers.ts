@@ -39,7 +39,7 @@ export async function checkPlan(db: Db, env: Env, id: string | undefined): Promi
   if (!(await existingPlanIds(db, env, [id])).has(id)) throw badRequest('insurance_plan_id', `unknown insurance plan ${id}`);
 }
 
-export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db }) => {
+export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db, availabilityCache }) => {
   const anyToken = app.guard({ allowAnonymous: true });
   const PlanId = Type.String({ maxLength: 200 });
 
@@ -141,6 +141,8 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
         insurancePlanId: q.insurance_plan_id,
         distances,
         publicBaseUrl: config.publicBaseUrl,
+        // Search results may show an availability summary up to a minute old (availability-cache.ts).
+        cache: availabilityCache,
       });
       return {
         request_id: String(req.id),

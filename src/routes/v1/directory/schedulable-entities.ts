@@ -10,7 +10,7 @@ import { commaList, errorResponses, nextUrl, pageEnvelope, pagingQuery } from '.
 import { callerOf, type DirectoryDeps } from './context.js';
 import { RecentChangeSummary, SchedulableEntity } from './schemas.js';
 
-export const schedulableEntityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db }) => {
+export const schedulableEntityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db, availabilityCache }) => {
   app.get(
     '/v1/schedulable_entities',
     {
@@ -41,7 +41,14 @@ export const schedulableEntityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> =
       const wanted = types.length === 0 || types.includes('provider_location');
       const [list, summary] = await Promise.all([
         wanted
-          ? listSchedulableEntities(db, caller, { page, pageSize: page_size, recentOnly: req.query.recent_changes_72hrs === true, publicBaseUrl: config.publicBaseUrl, now })
+          ? listSchedulableEntities(db, caller, {
+              page,
+              pageSize: page_size,
+              recentOnly: req.query.recent_changes_72hrs === true,
+              publicBaseUrl: config.publicBaseUrl,
+              now,
+              ...(availabilityCache ? { cache: availabilityCache } : {}),
+            })
           : Promise.resolve({ total: 0, entities: [] }),
         recentChangeSummary(db, caller, now),
       ]);
