@@ -47,13 +47,17 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     }
   }
 
+  const withWorkers = opts.workers !== false;
+  // With workers in this process the app runs the insurance-mapping job (so a request is applied at
+  // once); without them (`serve --no-workers`) the `carebook worker` processes do.
   const app = await buildApp({
     config,
     db: handle.db,
     logger,
+    insuranceMappingJob: withWorkers,
   });
   await app.listen({ port: config.port, host: config.host });
-  const workers = opts.workers === false ? undefined : startBackgroundWorkers(handle.db, config, logger);
+  const workers = withWorkers ? startBackgroundWorkers(handle.db, config, logger, { insuranceMappings: false }) : undefined;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;

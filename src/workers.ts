@@ -1,6 +1,7 @@
 /**
  * The background work of the service (contracts.md §1 "Scale-out"): booking evaluation (contracts.md
- * §6) and webhook delivery (§7). Every loop claims its rows with row locks (`FOR UPDATE SKIP LOCKED`),
+ * §6), webhook delivery (§7) and, unless the API in this process already runs it, the
+ * insurance-mapping job (contracts.md §4). Every loop claims its rows with row locks (`FOR UPDATE SKIP LOCKED`),
  * so it may run in every API process, in dedicated `carebook worker` processes, or both, without
  * doing anything twice.
  */
@@ -8,13 +9,18 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { startEvaluator } from './domain/appointments/evaluator.js';
+import { startInsuranceMappingWorker } from './domain/directory/insurance-mappings.js';
 import { createWebhookWorker } from './webhooks/worker.js';
 
 export interface BackgroundWorkers {
   stop(): Promise<void>;
 }
 
-export function startBackgroundWorkers(db: Db, config: Config, logger: Logger): BackgroundWorkers {
+/**
+ * Starts the loops. `insuranceMappings: false` when the app of this process runs that job itself
+ * (`buildApp`'s `insuranceMappingJob`), so that one process does not run it twice.
+ */
+export function startBackgroundWorkers(db: Db, config: Config, logger: Logger, opts: { insuranceMappings?: boolean } = {}): BackgroundWorkers {
   const report = (what: string) => (err: unknown) => logger.error({ err: { message: (err as Error).message } }, `${what} pass failed`);
   const evaluator = startEvaluator(db, { intervalMs: config.workerPollMs, onError: report('booking evaluator') });
   const webhooks = createWebhookWorker(db, {
@@ -25,9 +31,10 @@ export function startBackgroundWorkers(db: Db, config: Config, logger: Logger): 
     onError: report('webhook worker'),
   });
   webhooks.start();
+  const mappings = opts.insuranceMappings === false ? undefined : startInsuranceMappingWorker(db, config.appEnv, { onError: report('insurance mapping job') });
   return {
     async stop() {
-      await Promise.all([evaluator.stop(), webhooks.stop()]);
+      await Promise.all([evaluator.stop(), webhooks.stop(), mappings?.stop()]);
     },
   };
 }

@@ -38,6 +38,12 @@ export interface AppDeps {
   tokenVerifier?: TokenVerifier;
   /** A pino logger; by default one is made from `config.logLevel`. */
   logger?: Logger;
+  /**
+   * Run the insurance-mapping job in this process and start it right after each accepted request
+   * (default true). False for an API process without background workers (`serve --no-workers`):
+   * the `carebook worker` processes apply the requests (contracts.md §1 "Scale-out").
+   */
+  insuranceMappingJob?: boolean;
 }
 
 /** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
@@ -122,7 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   // Directory and reference operations (issue #4).
-  await app.register(directoryRoutes, { config, db });
+  await app.register(directoryRoutes, { config, db, runInsuranceMappingJob: deps.insuranceMappingJob ?? true });
 
   // Credential operations: anonymous tokens and secret rotation (issue #3).
   await app.register(credentialRoutes, { config, db, keys });

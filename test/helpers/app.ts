@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { createDeveloper, type NewDeveloper } from '../../src/domain/developers/create-developer.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, type AppDeps } from '../../src/http/app.js';
 import { freshDatabase } from './db.js';
 
 export interface TestApp {
@@ -27,11 +27,11 @@ export function testPort(): number {
   return nextPort;
 }
 
-export async function testApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function testApp(env: Record<string, string> = {}, deps: Pick<AppDeps, 'insuranceMappingJob'> = {}): Promise<TestApp> {
   const handle = await freshDatabase();
   const port = testPort();
   const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token', LOG_LEVEL: 'silent', ...env });
-  const app = await buildApp({ config, db: handle.db });
+  const app = await buildApp({ config, db: handle.db, ...deps });
   let listening = false;
   return {
     app,
