@@ -68,6 +68,35 @@ async function upsert(
 }
 
 /**
+ * The ids of `rows` that already exist and whose `columns` differ from what is stored: read before an
+ * upsert, so that only changes to the fields interface.md §2.4 names count as a profile update.
+ */
+async function changedColumns(
+  trx: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  table: string,
+  env: Env,
+  rows: Record<string, unknown>[],
+  columns: string[],
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  const norm = (v: unknown): string => JSON.stringify(v === undefined ? null : v instanceof Date ? v.toISOString() : v);
+  for (const batch of chunks(rows)) {
+    const stored = await trx
+      .selectFrom(table)
+      .select(['id', ...columns])
+      .where('env', '=', env)
+      .where('id', 'in', batch.map((r) => r.id))
+      .execute();
+    const byId = new Map((stored as Record<string, unknown>[]).map((r) => [r.id, r]));
+    for (const r of batch) {
+      const old = byId.get(r.id);
+      if (old && columns.some((c) => norm(old[c]) !== norm(r[c]))) out.add(String(r.id));
+    }
+  }
+  return out;
+}
+
+/**
  * Replaces the child rows of the given parents: deletes theirs and inserts `rows`, in batches.
  * Duplicate child rows (the same plan listed twice) are inserted once.
  */
@@ -110,9 +139,10 @@ export async function writeDirectory(
   const changedLocations = new Set<string>();
 
   // Specialties and visit reasons refer to each other (default visit reason); the FK runs one way only.
-  await upsert(t, 'specialties', (doc.specialties ?? []).map((s) => ({ env, ...s })), [
-    'name', 'care_category', 'default_visit_reason_id',
-  ]);
+  const specialtyRows = (doc.specialties ?? []).map((s) => ({ env, ...s }));
+  // A renamed specialty changes `main_specialty_name` of its providers' entities: a profile update.
+  const renamedSpecialties = await changedColumns(t, 'specialties', env, specialtyRows, ['name']);
+  await upsert(t, 'specialties', specialtyRows, ['name', 'care_category', 'default_visit_reason_id']);
   await upsert(
     t,
     'visit_reasons',
@@ -173,10 +203,7 @@ export async function writeDirectory(
     'certifications', 'education_institutions', 'main_specialty_id', 'specialty_ids', 'default_visit_reason_id',
     'visit_reason_ids',
   ];
-  const prov = await upsert(
-    t,
-    'providers',
-    (doc.providers ?? []).map((p) => ({
+  const providerRows = (doc.providers ?? []).map((p) => ({
       env,
       id: p.id,
       npi: p.npi,
@@ -194,21 +221,28 @@ export async function writeDirectory(
       specialty_ids: p.specialty_ids ?? [],
       default_visit_reason_id: p.default_visit_reason_id ?? null,
       visit_reason_ids: p.visit_reason_ids ?? [],
-    })),
-    providerCols,
-    { updated_at: now },
-  );
-  prov.updated.forEach((id) => changedProviders.add(id));
+    }));
+  // interface.md §2.4 "profile updated": NPI, name, specialty, address or default visit reason.
+  const providerProfile = ['npi', 'first_name', 'last_name', 'title', 'main_specialty_id', 'specialty_ids', 'default_visit_reason_id'];
+  (await changedColumns(t, 'providers', env, providerRows, providerProfile)).forEach((id) => changedProviders.add(id));
+  await upsert(t, 'providers', providerRows, providerCols, { updated_at: now });
+  if (renamedSpecialties.size) {
+    const ids = [...renamedSpecialties];
+    const holders = await trx
+      .selectFrom('providers')
+      .select('id')
+      .where('env', '=', env)
+      .where((eb) => eb.or([eb('main_specialty_id', 'in', ids), sql<boolean>`specialty_ids && ${sql.val(ids)}::text[]`]))
+      .execute();
+    holders.forEach((r) => changedProviders.add(r.id));
+  }
   progress(doc.providers?.length ?? 0);
 
   const locCols = [
     'is_virtual', 'location_name', 'address1', 'address2', 'city', 'state', 'zip_code', 'latitude', 'longitude',
     'time_zone', 'phone_number', 'phone_extension',
   ];
-  const loc = await upsert(
-    t,
-    'locations',
-    (doc.locations ?? []).map((l) => ({
+  const locationRows = (doc.locations ?? []).map((l) => ({
       env,
       id: l.id,
       is_virtual: l.is_virtual ?? false,
@@ -223,11 +257,10 @@ export async function writeDirectory(
       time_zone: l.time_zone,
       phone_number: l.phone_number ?? null,
       phone_extension: l.phone_extension ?? null,
-    })),
-    locCols,
-    { updated_at: now },
-  );
-  loc.updated.forEach((id) => changedLocations.add(id));
+    }));
+  const locationProfile = ['is_virtual', 'location_name', 'address1', 'address2', 'city', 'state', 'zip_code', 'latitude', 'longitude', 'time_zone'];
+  (await changedColumns(t, 'locations', env, locationRows, locationProfile)).forEach((id) => changedLocations.add(id));
+  await upsert(t, 'locations', locationRows, locCols, { updated_at: now });
   progress(doc.locations?.length ?? 0);
 
   const plRows = (doc.provider_locations ?? []).map((pl) => ({
@@ -268,9 +301,9 @@ export async function writeDirectory(
       changes.push({ env, provider_location_id: id, change: 'removed' });
     } else if (!wasActive && isActive) {
       changes.push({ env, provider_location_id: id, change: 'added' });
-    } else {
-      changes.push({ env, provider_location_id: id, change: 'profile_updated' });
     }
+    // Other settings of a provider-location (confirmation type, booking requirements, …) are not
+    // its profile (interface.md §2.4): a changed provider or location below is.
   }
   // Activation time and deactivation time follow the `active` flag.
   const reactivated = changes.filter((c) => c.change === 'added' && before.has(c.provider_location_id));
