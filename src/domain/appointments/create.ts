@@ -3,17 +3,19 @@
  * time against the schedule, and in one atomic statement stores the patient and the appointment, holds
  * the time (the database refuses an overlap: 409), and writes the outbox event and the audit record.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { ApiError, badRequest, type FieldError } from '../errors.js';
 import { prefixedId, uuid } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
 import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
-import { isScheduledStart } from '../scheduling/availability.js';
-import { parseOffsetDateTime } from '../scheduling/local-time.js';
-import { loadProviderLocations, type ProviderLocationContext } from '../scheduling/schedule-data.js';
+import { offersStart } from '../scheduling/availability.js';
+import { LocalClock, parseOffsetDateTime } from '../scheduling/local-time.js';
+import type { ProviderLocationContext } from '../scheduling/schedule-data.js';
+import { loadBookingContext } from './booking-context.js';
 import { auditRecord, outboxRecord } from './events.js';
 import { rangeLiteral } from './holds.js';
+import { insertRow } from './insert-sql.js';
 import { patientErrors, type PatientInput } from './patient-rules.js';
 import type { AppointmentRow } from './record.js';
 import { retrying, slotTaken } from './transactions.js';
@@ -28,12 +30,6 @@ export interface CreateInput {
     patient_type: 'new' | 'existing';
     notes?: string;
   };
-}
-
-/** The provider-location if it is in the caller's directory and active; otherwise undefined. */
-export async function directoryProviderLocation(db: Kysely<Database>, principal: Principal, id: string): Promise<ProviderLocationContext | undefined> {
-  const pl = (await loadProviderLocations(db, principal.env, [id], { developerId: principal.developerId })).get(id);
-  return pl?.active ? pl : undefined;
 }
 
 /** Checks a visit reason exists and the provider accepts it; returns its duration for the patient type. */
@@ -56,33 +52,43 @@ export async function visitReasonDuration(
   return patientType === 'new' ? vr.duration_new_minutes : vr.duration_existing_minutes;
 }
 
-/** Creates an appointment; returns its row. Throws §7 errors (400 naming the field, 409 when the time is taken). */
+/**
+ * Creates an appointment; returns its row. Throws §7 errors (400 naming the field, 409 when the time is taken).
+ * Two statements: one read of everything the checks need (`loadBookingContext`), one atomic insert.
+ * Pass the application's long-lived `clock` to share local-time conversions across requests.
+ */
 export async function createAppointment(
   db: Kysely<Database>,
   principal: Principal,
   input: CreateInput,
-  opts: { requestId?: string; now?: Date } = {},
+  opts: { requestId?: string; now?: Date; clock?: LocalClock } = {},
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
+  const clock = opts.clock ?? new LocalClock();
   const d = input.data;
   const errors: FieldError[] = patientErrors(d.patient, now);
   const start = parseOffsetDateTime(d.start_time);
   if (!start) errors.push({ field: 'data.start_time', message: 'must be an ISO-8601 date-time with a UTC offset' });
-  const pl = await directoryProviderLocation(db, principal, d.provider_location_id);
+  const ctx = await loadBookingContext(db, principal, {
+    providerLocationId: d.provider_location_id,
+    visitReasonId: d.visit_reason_id,
+    insurancePlanId: d.patient.insurance?.insurance_plan_id || undefined,
+    aroundMs: start ? start.toMillis() : now.getTime(),
+  });
+  const pl = ctx.pl?.active ? ctx.pl : undefined;
   if (!pl) errors.push({ field: 'data.provider_location_id', message: 'unknown provider location, or not in your directory' });
   if (errors.length) throw new ApiError(400, 'invalid_request', errors);
-  const duration = await visitReasonDuration(db, principal.env, pl!, d.visit_reason_id, d.patient_type, 'data.visit_reason_id');
+  if (!ctx.durations) throw badRequest('data.visit_reason_id', `unknown visit reason ${d.visit_reason_id}`);
+  if (!pl!.visitReasonIds.includes(d.visit_reason_id)) throw badRequest('data.visit_reason_id', 'the provider does not accept this visit reason');
+  const duration = d.patient_type === 'new' ? ctx.durations.new : ctx.durations.existing;
 
   for (const field of pl!.requiredFields) {
     if (field === 'patient.insurance' && !d.patient.insurance) throw badRequest('data.patient.insurance', 'is required by this provider location');
   }
-  if (d.patient.insurance?.insurance_plan_id) {
-    const plan = await db.selectFrom('insurance_plans').select('id').where('env', '=', principal.env).where('id', '=', d.patient.insurance.insurance_plan_id).executeTakeFirst();
-    if (!plan) throw badRequest('data.patient.insurance.insurance_plan_id', 'unknown insurance plan');
-  }
+  if (ctx.insurancePlanKnown === false) throw badRequest('data.patient.insurance.insurance_plan_id', 'unknown insurance plan');
 
   const startMs = start!.toMillis();
-  if (!(await isScheduledStart(db, { env: principal.env, pl: pl!, visitReasonId: d.visit_reason_id, patientType: d.patient_type, startMs, now }))) {
+  if (!offersStart(ctx.schedule, pl!, { visitReasonId: d.visit_reason_id, patientType: d.patient_type, startMs, now }, clock)) {
     throw badRequest('data.start_time', 'is not a start time the availability endpoint offers for this provider location, visit reason and patient type');
   }
   const startDate = start!.toJSDate();
@@ -96,36 +102,32 @@ export async function createAppointment(
   const actor = { kind: 'principal' as const, principal, ...(opts.requestId ? { requestId: opts.requestId } : {}) };
   const change = { env: principal.env, developerId: principal.developerId, appointmentId: id, updateType: 'created' as const, changedAttributes: [], action: 'create' };
   // One atomic statement: the patient, the appointment, its held time (the no-overlap constraint
-  // refuses a taken time: 409), the outbox event and the audit record (contracts.md §5, §7).
-  const row = await retrying(() =>
-    db
-      .with('patient', (qc) =>
-        qc.insertInto('patients').values({
-          id: patientId,
-          env: principal.env,
-          developer_id: principal.developerId,
-          created_by_user_id: principal.kind === 'user' ? principal.userId : null,
-          developer_patient_id: p.developer_patient_id ?? null,
-          first_name: p.first_name,
-          last_name: p.last_name,
-          date_of_birth: p.date_of_birth,
-          sex_at_birth: p.sex_at_birth,
-          phone_number: p.phone_number,
-          email_address: p.email_address,
-          address: JSON.stringify(p.patient_address),
-          insurance: p.insurance ? JSON.stringify(p.insurance) : null,
-          gender: p.gender ?? null,
-        }),
-      )
-      .with('hold', (qc) =>
-        qc.insertInto('appointment_holds').values({
-          appointment_id: id, kind: 'current', env: principal.env, provider_id: pl!.providerId, during: rangeLiteral(startDate, endDate),
-        }),
-      )
-      .with('event', (qc) => qc.insertInto('outbox_events').values(outboxRecord(actor, change)))
-      .with('audit', (qc) => qc.insertInto('audit_log').values(auditRecord(actor, change)))
-      .insertInto('appointments')
-      .values({
+  // refuses a taken time: 409), the outbox event and the audit record (contracts.md §5, §7). Raw SQL
+  // (insert-sql.ts): the builder's cost for this statement was a large part of a booking's CPU.
+  const row = await retrying(async () => {
+    const { rows } = await sql<Omit<AppointmentRow, 'location_phone_number' | 'location_phone_extension'>>`
+      WITH patient AS (${insertRow('patients', {
+        id: patientId,
+        env: principal.env,
+        developer_id: principal.developerId,
+        created_by_user_id: principal.kind === 'user' ? principal.userId : null,
+        developer_patient_id: p.developer_patient_id ?? null,
+        first_name: p.first_name,
+        last_name: p.last_name,
+        date_of_birth: p.date_of_birth,
+        sex_at_birth: p.sex_at_birth,
+        phone_number: p.phone_number,
+        email_address: p.email_address,
+        address: JSON.stringify(p.patient_address),
+        insurance: p.insurance ? JSON.stringify(p.insurance) : null,
+        gender: p.gender ?? null,
+      })}),
+      hold AS (${insertRow('appointment_holds', {
+        appointment_id: id, kind: 'current', env: principal.env, provider_id: pl!.providerId, during: rangeLiteral(startDate, endDate),
+      })}),
+      event AS (${insertRow('outbox_events', outboxRecord(actor, change))}),
+      audit AS (${insertRow('audit_log', auditRecord(actor, change))})
+      ${insertRow('appointments', {
         id,
         env: principal.env,
         developer_id: principal.developerId,
@@ -154,9 +156,9 @@ export async function createAppointment(
         cancellation_reason_type: null,
         arrived_at: null,
         evaluate_after: manual || neverEvaluated ? null : now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow(),
-  ).catch((e: unknown) => slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time'));
+      })}
+      RETURNING *`.execute(db);
+    return rows[0]!;
+  }).catch((e: unknown) => slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time'));
   return { ...row, location_phone_number: pl!.locationPhone, location_phone_extension: pl!.locationPhoneExtension };
 }

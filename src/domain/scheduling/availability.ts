@@ -290,21 +290,44 @@ export function reasonsOf(pls: Map<string, SlotSource>, visitReasonId?: string):
  */
 export async function isScheduledStart(
   db: Kysely<Database>,
-  input: { env: Env; pl: SlotSource; visitReasonId: string; patientType: PatientType; startMs: number; now?: Date },
+  input: { env: Env; pl: SlotSource; visitReasonId: string; patientType: PatientType; startMs: number; now?: Date; clock?: LocalClock },
 ): Promise<boolean> {
-  const clock = new LocalClock();
-  const date = clock.localDate(input.pl.timeZone, input.startMs);
-  const res = await availabilityOf(db, new Map([[input.pl.id, input.pl]]), {
-    env: input.env,
-    visitReasonId: input.visitReasonId,
-    patientType: input.patientType,
+  const clock = input.clock ?? new LocalClock();
+  const { pl } = input;
+  const date = clock.localDate(pl.timeZone, input.startMs);
+  const data = await loadScheduleData(
+    db,
+    input.env,
+    new Map([[pl.id, pl]]),
+    { fromMs: clock.startOfDay(pl.timeZone, date), toMs: clock.startOfDay(pl.timeZone, clock.day(date).next) + minutesMs(MAX_DURATION_MINUTES) },
+    { withHolds: false, visitReasonIds: [input.visitReasonId] },
+  );
+  return offersStart(data, pl, { ...input, now: input.now ?? new Date() }, clock);
+}
+
+/**
+ * `isScheduledStart` on data already loaded (`data` must hold `pl`'s weekly blocks, the visit
+ * reason's durations and the calendar timeslots of the start's local day): walks that one local day.
+ */
+export function offersStart(
+  data: ScheduleData,
+  pl: SlotSource,
+  q: { visitReasonId: string; patientType: PatientType; startMs: number; now: Date },
+  clock: LocalClock,
+): boolean {
+  const date = clock.localDate(pl.timeZone, q.startMs);
+  const nowMs = q.now.getTime();
+  const walk = walkSlots(pl, data, clock, {
     from: date,
     to: date,
+    visitReasonId: q.visitReasonId,
+    patientType: q.patientType,
+    nowMs,
+    lastStartMs: nowMs + minutesMs(HORIZON_DAYS * 24 * 60),
     ignoreHolds: true,
-    clock,
-    ...(input.now ? { now: input.now } : {}),
   });
-  return !!res.get(input.pl.id)?.slots.some((s) => s.startMs === input.startMs);
+  for (const day of walk) if (day.slots.some((s) => s.startMs === q.startMs)) return true;
+  return false;
 }
 
 /**

@@ -15,7 +15,7 @@ import { AuditBuffer } from '../../../domain/appointments/audit-buffer.js';
 import { audit } from '../../../domain/appointments/events.js';
 import { LIST_CAP, listAppointments, type ListFilter } from '../../../domain/appointments/list.js';
 import { appointmentParticipants } from '../../../domain/appointments/participants.js';
-import { createFields, findVisible, fullRecord } from '../../../domain/appointments/record.js';
+import { createFields, fullRecord, VisibleRecordReader } from '../../../domain/appointments/record.js';
 import { rescheduleAppointment } from '../../../domain/appointments/reschedule.js';
 import { APPOINTMENT_STATUSES } from '../../../domain/appointments/states.js';
 import { updateAppointmentStatus } from '../../../domain/appointments/update-status.js';
@@ -52,6 +52,8 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   // Read audit records are batched (one INSERT per 50 ms), flushed when the app closes.
   const auditReads = new AuditBuffer(db, { onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'read audit flush failed') });
   app.addHook('onClose', async () => auditReads.close());
+  // GET /v1/appointments/{id}: the visible-record query compiled once per principal kind.
+  const records = new VisibleRecordReader(db);
 
   app.post(
     '/v1/appointments',
@@ -65,7 +67,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       },
     },
     async (req, reply) => {
-      const row = await createAppointment(db, principalOf(req), req.body, rid(req));
+      const row = await createAppointment(db, principalOf(req), req.body, { ...rid(req), clock });
       return reply.code(200).send({ request_id: String(req.id), data: createFields(row, base) });
     },
   );
@@ -130,7 +132,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
     },
     async (req) => {
       const p = principalOf(req);
-      const row = await findVisible(db, p, req.params.appointment_id);
+      const row = await records.find(p, req.params.appointment_id);
       if (!row) throw notFound(`appointment ${req.params.appointment_id} not found`, 'appointment_id');
       await audit(auditReads, { kind: 'principal', principal: p, requestId: String(req.id) }, {
         env: row.env, developerId: row.developer_id, appointmentId: row.id, action: 'read',

@@ -1,0 +1,138 @@
+/**
+ * Everything booking needs to validate a request, read in one statement (one round trip instead of
+ * the five of `loadProviderLocations` + visit reason + `loadScheduleData` + insurance plan): the
+ * provider-location if it is in the caller's directory, the visit reason's durations, the weekly
+ * schedule, the calendar timeslots around the start time, and whether the insurance plan exists.
+ * The result feeds the same slot computation as the availability endpoint (`offersStart`).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Principal } from '../credentials/principal.js';
+import {
+  parseWeeklyBlocks,
+  weeklyBlocksAggSql,
+  type ProviderLocationContext,
+  type PushedSlot,
+  type ScheduleData,
+} from '../scheduling/schedule-data.js';
+
+export interface BookingContext {
+  /** The provider-location when it is in the caller's directory (active or not); else undefined. */
+  pl: ProviderLocationContext | undefined;
+  /** Durations of the visit reason; undefined when the visit reason does not exist. */
+  durations: { new: number; existing: number } | undefined;
+  /** Schedule data of `pl` for `offersStart` (held time not loaded: the database decides it). */
+  schedule: ScheduleData;
+  /** Whether the insurance plan exists; undefined when none was asked about. */
+  insurancePlanKnown: boolean | undefined;
+}
+
+/** Calendar timeslots this far either side of the start are loaded (covers any zone's local day). */
+const AROUND_MS = 36 * 3600_000;
+
+interface PlJson {
+  id: string;
+  provider_id: string;
+  location_id: string;
+  practice_id: string;
+  time_zone: string;
+  active: boolean;
+  confirmation_type: ProviderLocationContext['confirmationType'];
+  visit_type: ProviderLocationContext['visitType'];
+  is_provider_resource: boolean;
+  phone_number: string | null;
+  phone_extension: string | null;
+  visit_reason_ids: string[] | null;
+  default_visit_reason_id: string | null;
+  required_fields: string[] | null;
+}
+
+interface PushedJson {
+  local_date: string;
+  start_ms: number;
+  allowed: string[] | null;
+  excluded: string[] | null;
+  patient_type: 'new' | 'existing' | null;
+}
+
+/** The JSON a driver hands back: parsed already (pg, PGlite) or text. */
+function json<T>(v: unknown): T | null {
+  if (v === null || v === undefined) return null;
+  return (typeof v === 'string' ? JSON.parse(v) : v) as T;
+}
+
+/**
+ * Loads the booking context of `providerLocationId` for `principal` (its environment and directory),
+ * with calendar timeslots within 36 hours of `aroundMs`.
+ */
+export async function loadBookingContext(
+  db: Kysely<Database>,
+  principal: Principal,
+  input: { providerLocationId: string; visitReasonId: string; insurancePlanId?: string | undefined; aroundMs: number },
+): Promise<BookingContext> {
+  const env = principal.env;
+  const id = input.providerLocationId;
+  const from = new Date(input.aroundMs - AROUND_MS);
+  const to = new Date(input.aroundMs + AROUND_MS);
+  const { rows } = await sql<{ pl: unknown; durations: unknown; blocks: string | null; pushed: unknown; plan: boolean | null }>`
+    WITH pl AS (
+      SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
+             pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields
+      FROM provider_locations pl
+      JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
+      JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
+      WHERE pl.env = ${env} AND pl.id = ${id}
+        AND EXISTS (SELECT 1 FROM developer_provider_locations dpl
+                    WHERE dpl.env = pl.env AND dpl.provider_location_id = pl.id AND dpl.developer_id = ${principal.developerId})
+    )
+    SELECT
+      (SELECT row_to_json(pl) FROM pl) AS pl,
+      (SELECT json_build_object('new', vr.duration_new_minutes, 'existing', vr.duration_existing_minutes)
+         FROM visit_reasons vr WHERE vr.env = ${env} AND vr.id = ${input.visitReasonId}) AS durations,
+      (SELECT ${weeklyBlocksAggSql()} FROM weekly_schedules ws WHERE ws.env = ${env} AND ws.provider_location_id = ${id}) AS blocks,
+      (SELECT json_agg(json_build_object(
+                'local_date', ct.local_date::text, 'start_ms', (extract(epoch FROM ct.start_utc) * 1000)::float8,
+                'allowed', ct.allowed_visit_reason_ids, 'excluded', ct.excluded_visit_reason_ids, 'patient_type', ct.patient_type))
+         FROM calendar_timeslots ct JOIN pl ON ct.provider_id = pl.provider_id AND ct.location_id = pl.location_id
+         WHERE ct.env = ${env} AND ct.start_utc >= ${from} AND ct.start_utc < ${to}) AS pushed,
+      ${input.insurancePlanId !== undefined
+        ? sql`EXISTS (SELECT 1 FROM insurance_plans ip WHERE ip.env = ${env} AND ip.id = ${input.insurancePlanId})`
+        : sql`NULL::boolean`} AS plan`.execute(db);
+  const r = rows[0]!;
+  const p = json<PlJson>(r.pl);
+  const durations = json<{ new: number; existing: number }>(r.durations) ?? undefined;
+  const reasons = p?.visit_reason_ids?.length ? p.visit_reason_ids : p?.default_visit_reason_id ? [p.default_visit_reason_id] : [];
+  const pl: ProviderLocationContext | undefined = p
+    ? {
+        id: p.id,
+        providerId: p.provider_id,
+        locationId: p.location_id,
+        practiceId: p.practice_id,
+        timeZone: p.time_zone,
+        active: p.active,
+        confirmationType: p.confirmation_type,
+        visitType: p.visit_type,
+        isProviderResource: p.is_provider_resource,
+        locationPhone: p.phone_number,
+        locationPhoneExtension: p.phone_extension,
+        visitReasonIds: reasons,
+        defaultVisitReasonId: p.default_visit_reason_id,
+        requiredFields: p.required_fields ?? [],
+      }
+    : undefined;
+  const pushed: PushedSlot[] = (json<PushedJson[]>(r.pushed) ?? []).map((s) => ({
+    localDate: s.local_date,
+    startMs: s.start_ms,
+    allowed: s.allowed,
+    excluded: s.excluded,
+    patientType: s.patient_type,
+  }));
+  const schedule: ScheduleData = {
+    pls: new Map(pl ? [[pl.id, pl]] : []),
+    durations: new Map(durations ? [[input.visitReasonId, durations]] : []),
+    blocks: new Map(pl ? [[pl.id, parseWeeklyBlocks(r.blocks)]] : []),
+    pushed: new Map(pl ? [[pl.id, pushed]] : []),
+    holds: new Map(),
+  };
+  return { pl, durations, schedule, insurancePlanKnown: r.plan ?? undefined };
+}
