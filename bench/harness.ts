@@ -2,16 +2,25 @@
  * Benchmark harness: autocannon against servers on 127.0.0.1, and the three baselines every
  * scenario is compared with, measured in the same run on the same database:
  * - `bare`: a Fastify handler that returns a constant;
- * - `select`: a Fastify handler doing one indexed SELECT;
+ * - `select`: a Fastify handler doing one SELECT by primary key on a 100,000-row table (an index scan,
+ *   checked with EXPLAIN);
  * - `insert`: a Fastify handler doing one transactional INSERT.
+ *
+ * Every measurement, baselines and scenarios alike, runs autocannon in one worker thread, so the
+ * load generator never shares the server's event loop. Scenarios with per-request bodies (distinct
+ * booking slots) pass them precomputed; bench/request-bodies.cjs hands them out inside the worker.
  * Absolute numbers vary between machines; the ratios are what we compare.
  */
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../src/db/database.js';
 
 export type BaselineName = 'bare' | 'select' | 'insert';
+
+/** A goal a scenario is judged against: a throughput ratio to its baseline, or a median latency. */
+export type Target = { minRatio: number; label?: string } | { maxP50Ms: number; label?: string };
 
 export interface Scenario {
   name: string;
@@ -21,9 +30,11 @@ export interface Scenario {
   path: string;
   headers?: Record<string, string>;
   body?: string;
-  /** Per-request bodies (e.g. distinct booking slots); overrides `body`. */
-  bodies?: () => string;
+  /** Per-request bodies (e.g. distinct booking slots), used in turn; overrides `body`. */
+  bodies?: string[];
   connections?: number;
+  /** Printed as PASS/FAIL in the table and the summary. */
+  target?: Target;
 }
 
 export interface Result {
@@ -35,6 +46,7 @@ export interface Result {
   non2xx: number;
   /** Non-2xx answers by status code, e.g. `409×12`; errors (timeouts, resets) as `err×N`. */
   failures: string;
+  target?: Target;
 }
 
 export interface BenchOptions {
@@ -42,33 +54,22 @@ export interface BenchOptions {
   connections: number;
 }
 
-/** Runs one autocannon measurement and returns throughput and latency percentiles (ms). */
+const BODIES_MODULE = join(import.meta.dirname, 'request-bodies.cjs');
+
+/** Runs one autocannon measurement (in a worker thread) and returns throughput and latency percentiles (ms). */
 export async function measure(name: string, url: string, s: Omit<Scenario, 'name' | 'baseline' | 'path'>, opts: BenchOptions): Promise<Omit<Result, 'baseline'>> {
-  let firstFailure: string | undefined;
+  const bodies = s.bodies?.length ? s.bodies : undefined;
   const result = await autocannon({
     url,
     method: s.method ?? 'GET',
-    headers: { ...(s.body || s.bodies ? { 'content-type': 'application/json' } : {}), ...s.headers },
-    ...(s.body ? { body: s.body } : {}),
-    ...(s.bodies
-      ? {
-          requests: [
-            {
-              setupRequest: (req: Record<string, unknown>) => ({ ...req, body: s.bodies!() }),
-              onResponse: (status: number, body: string) => {
-                if (status >= 300 && firstFailure === undefined) firstFailure = `${status} ${body.slice(0, 300)}`;
-              },
-            },
-          ],
-        }
-      : {}),
+    headers: { ...(s.body || bodies ? { 'content-type': 'application/json' } : {}), ...s.headers },
+    ...(s.body && !bodies ? { body: s.body } : {}),
+    // Read by bench/request-bodies.cjs inside the worker (structured-cloned once).
+    ...(bodies ? { requests: [{ setupRequest: BODIES_MODULE }], carebookBodies: bodies } : {}),
     connections: s.connections ?? opts.connections,
     duration: opts.seconds,
-    // A worker thread keeps the load generator off the server's thread; per-request bodies need a
-    // function, which cannot cross into a worker, so those scenarios run in-thread.
-    ...(s.bodies ? {} : { workers: 1 }),
+    workers: 1,
   } as autocannon.Options);
-  if (firstFailure) process.stdout.write(`  first failure of ${name}: ${firstFailure}\n`);
   return {
     name,
     requestsPerSec: Math.round(result.requests.average),
@@ -81,17 +82,30 @@ export async function measure(name: string, url: string, s: Omit<Scenario, 'name
         .map(([code, v]) => `${code}×${v.count}`),
       ...(result.errors ? [`err×${result.errors}`] : []),
     ].join(' '),
+    ...(s.target ? { target: s.target } : {}),
   };
 }
 
-/** Starts the three baseline servers on the given database; returns their URLs and a closer. */
-export async function startBaselines(db: Db, port: number): Promise<{ urls: Record<BaselineName, string>; close(): Promise<void> }> {
-  await sql`CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, payload text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`.execute(db);
-  const probe = await db.selectFrom('developers').select('id').limit(1).executeTakeFirst();
-  const devId = probe?.id ?? 'dv_none';
+const SELECT_ROWS = 100_000;
+
+/**
+ * Starts the three baseline servers on the given database; returns their URLs, the `select`
+ * baseline's query plan (one line, e.g. `Index Scan using bench_rows_pkey …`) and a closer.
+ */
+export async function startBaselines(db: Db, port: number): Promise<{ urls: Record<BaselineName, string>; selectPlan: string; close(): Promise<void> }> {
+  await sql`DROP TABLE IF EXISTS bench_rows`.execute(db);
+  await sql`CREATE TABLE bench_rows (id bigserial PRIMARY KEY, payload text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`.execute(db);
+  await sql`INSERT INTO bench_rows (payload) SELECT repeat('x', 64) FROM generate_series(1, ${SELECT_ROWS}::int)`.execute(db);
+  await sql`ANALYZE bench_rows`.execute(db);
+  const probeId = String(Math.floor(SELECT_ROWS / 2));
+  const byId = (id: string) => sql<{ id: string; payload: string }>`SELECT id, payload FROM bench_rows WHERE id = ${id}::bigint`;
+  const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${byId(probeId)}`.execute(db);
+  const selectPlan = plan.rows[0]?.['QUERY PLAN'] ?? '';
+  if (!/Index (Only )?Scan/.test(selectPlan)) throw new Error(`the select baseline does not use an index: ${selectPlan}`);
+
   const app: FastifyInstance = Fastify({ logger: false });
   app.get('/bare', async () => ({ ok: true }));
-  app.get('/select', async () => db.selectFrom('developers').select(['id', 'name']).where('id', '=', devId).executeTakeFirst());
+  app.get('/select', async () => (await byId(probeId).execute(db)).rows[0]);
   app.post('/insert', async () =>
     db.transaction().execute(async (trx) => {
       const row = await sql<{ id: string }>`INSERT INTO bench_rows (payload) VALUES (${'x'.repeat(64)}) RETURNING id`.execute(trx);
@@ -102,6 +116,7 @@ export async function startBaselines(db: Db, port: number): Promise<{ urls: Reco
   const base = `http://127.0.0.1:${port}`;
   return {
     urls: { bare: `${base}/bare`, select: `${base}/select`, insert: `${base}/insert` },
+    selectPlan: selectPlan.trim(),
     close: async () => {
       await app.close();
       await sql`DROP TABLE IF EXISTS bench_rows`.execute(db);
@@ -109,12 +124,37 @@ export async function startBaselines(db: Db, port: number): Promise<{ urls: Reco
   };
 }
 
-/** A Markdown table of results with each scenario's ratio to its baseline. */
+/** The ratio of a result to its baseline (1 for the baselines themselves). */
+export function ratioOf(r: Result, baselines: Record<BaselineName, Result>): number {
+  return r.baseline === '-' ? 1 : r.requestsPerSec / baselines[r.baseline].requestsPerSec;
+}
+
+/** `goal: PASS|FAIL` for a result with a target, else ''. */
+export function verdict(r: Result, baselines: Record<BaselineName, Result>): string {
+  const t = r.target;
+  if (!t) return '';
+  const pass = 'minRatio' in t ? ratioOf(r, baselines) >= t.minRatio : r.p50 < t.maxP50Ms;
+  const goal = 'minRatio' in t ? `≥ ${t.minRatio} × ${r.baseline}` : `p50 < ${t.maxP50Ms} ms`;
+  return `${goal}: ${pass ? 'PASS' : 'FAIL'}`;
+}
+
+/** A Markdown table of results with each scenario's ratio to its baseline and its target's verdict. */
 export function table(results: Result[], baselines: Record<BaselineName, Result>): string {
   const rows = results.map((r) => {
-    const b = r.baseline === '-' ? undefined : baselines[r.baseline];
-    const ratio = b ? (r.requestsPerSec / b.requestsPerSec).toFixed(3) : '1.000';
-    return `| ${r.name} | ${r.baseline} | ${r.requestsPerSec} | ${r.p50} | ${r.p99} | ${ratio} | ${r.non2xx}${r.failures ? ` (${r.failures})` : ''} |`;
+    const fails = `${r.non2xx}${r.failures ? ` (${r.failures})` : ''}`;
+    return `| ${r.name} | ${r.baseline} | ${r.requestsPerSec} | ${r.p50} | ${r.p99} | ${ratioOf(r, baselines).toFixed(3)} | ${fails} | ${verdict(r, baselines)} |`;
   });
-  return ['| scenario | baseline | req/s | p50 ms | p99 ms | ratio to baseline | non-2xx |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+  return ['| scenario | baseline | req/s | p50 ms | p99 ms | ratio to baseline | non-2xx | target |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** One line per result that has a target: `- PASS name: measured (goal)`. */
+export function targetSummary(results: Result[], baselines: Record<BaselineName, Result>): string[] {
+  return results
+    .filter((r) => r.target)
+    .map((r) => {
+      const v = verdict(r, baselines);
+      const measured = 'minRatio' in r.target! ? `${ratioOf(r, baselines).toFixed(3)} × ${r.baseline}` : `p50 ${r.p50} ms`;
+      const label = r.target!.label ? ` — ${r.target!.label}` : '';
+      return `- ${v.endsWith('PASS') ? 'PASS' : 'FAIL'} ${r.name}: ${measured} (goal ${v.replace(/: (PASS|FAIL)$/, '')})${label}`;
+    });
 }

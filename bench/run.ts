@@ -1,10 +1,15 @@
 /**
- * `npm run bench`: runs every benchmark of the project and prints one table of throughput, p50/p99
- * and the ratio to the bare baselines measured in the same run; writes it to bench/results.md.
+ * `npm run bench`: runs every benchmark of the project and prints one table of throughput, p50/p99,
+ * the ratio to the baselines measured in the same run and PASS/FAIL against each scenario's target;
+ * writes it to bench/results.md.
  *
- * Database: `BENCH_DATABASE_URL` (PostgreSQL; a fresh schema is created and dropped) or, by
- * default, embedded PGlite in memory. `BENCH_SECONDS` (default 5) per scenario, `BENCH_CONNECTIONS`
- * (default 10). Scenario modules live beside this file and export `scenarios(ctx)`.
+ * Database, as the service picks it: `BENCH_DATABASE_URL`, else `DATABASE_URL` (PostgreSQL; a fresh
+ * schema is created and dropped), else embedded PGlite in memory. `BENCH_SECONDS` (default 5) per
+ * scenario, `BENCH_CONNECTIONS` (default 10), `BENCH_ONLY` (a regular expression over scenario
+ * names; groups it cannot match are not prepared, and results.md is left alone).
+ *
+ * Scenario groups (bench/scenarios.ts) run in order, each prepared and measured before the next
+ * prepares. Every measurement, baselines included, runs autocannon in a worker thread.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -16,11 +21,11 @@ import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { buildApp } from '../src/http/app.js';
-import { measure, startBaselines, table, type BaselineName, type Result, type Scenario } from './harness.js';
-import { serviceScenarios, type BenchContext } from './scenarios.js';
+import { measure, startBaselines, table, targetSummary, type BaselineName, type Result, type Scenario } from './harness.js';
+import { normaliseGroup, serviceScenarioGroups, type BenchContext } from './scenarios.js';
 
 async function database(): Promise<DatabaseHandle & { label: string }> {
-  const url = process.env.BENCH_DATABASE_URL;
+  const url = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL;
   if (!url) return { ...(await openDatabase({ inMemory: true })), label: 'PGlite (in memory)' };
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
@@ -59,25 +64,52 @@ async function main(): Promise<void> {
   const token = ((await tokenRes.json()) as { access_token: string }).access_token;
   const baselines = await startBaselines(h.db, port + 1);
 
-  process.stdout.write(`Carebook benchmarks on ${h.label}, ${opts.seconds}s per scenario, ${opts.connections} connections\n`);
+  const say = (s: string) => process.stdout.write(`${s}\n`);
+  say(`Carebook benchmarks on ${h.label}, ${opts.seconds}s per scenario, ${opts.connections} connections; load generator in a worker thread`);
+  say(`  select baseline plan: ${baselines.selectPlan}`);
   const base: Record<BaselineName, Result> = {} as Record<BaselineName, Result>;
   for (const name of ['bare', 'select', 'insert'] as const) {
     const r = await measure(`baseline: ${name}`, baselines.urls[name], { method: name === 'insert' ? 'POST' : 'GET' }, opts);
     base[name] = { ...r, baseline: '-' };
-    process.stdout.write(`  ${r.name}: ${r.requestsPerSec} req/s\n`);
+    say(`  ${r.name}: ${r.requestsPerSec} req/s`);
   }
 
   const ctx: BenchContext = { baseUrl, token, db: h.db, config, creds, engine: h.engine };
   const results: Result[] = [base.bare, base.select, base.insert];
-  for (const s of await serviceScenarios(ctx, only)) {
-    if (only && !only.test(s.name)) continue;
-    const r = await measure(s.name, `${baseUrl}${s.path}`, s, opts);
-    results.push({ ...r, baseline: s.baseline });
-    process.stdout.write(`  ${r.name}: ${r.requestsPerSec} req/s (${(r.requestsPerSec / base[s.baseline].requestsPerSec).toFixed(3)} × ${s.baseline})\n`);
+  // Extra lines from the groups (e.g. the directory's import times and 5k → 50k scaling), by group.
+  const groupLines: string[] = [];
+  for (const group of serviceScenarioGroups(ctx, only)) {
+    if (!group.wanted) continue;
+    const { scenarios, lines } = normaliseGroup(await group.prepare());
+    const measured: Result[] = [];
+    for (const s of scenarios) {
+      if (only && !only.test(s.name)) continue;
+      const r: Result = { ...(await measure(s.name, `${baseUrl}${s.path}`, s, opts)), baseline: s.baseline };
+      measured.push(r);
+      say(`  ${r.name}: ${r.requestsPerSec} req/s, p50 ${r.p50} ms (${(r.requestsPerSec / base[s.baseline].requestsPerSec).toFixed(3)} × ${s.baseline})${r.non2xx ? `, non-2xx ${r.failures}` : ''}`);
+    }
+    results.push(...measured);
+    const extra = lines(measured);
+    if (extra.length) {
+      for (const l of extra) say(`  [${group.name}] ${l}`);
+      groupLines.push(`\n## ${group.name}\n`, ...extra.map((l) => (l.startsWith('-') || l.startsWith('|') ? l : `- ${l}`)));
+    }
   }
 
-  const out = `# Benchmark results\n\n${new Date().toISOString()} · ${h.label} · Node ${process.version} · ${opts.seconds}s × ${opts.connections} connections per scenario\n\n${table(results, base)}\n`;
-  process.stdout.write(`\n${out}`);
+  const targets = targetSummary(results, base);
+  const out = [
+    '# Benchmark results',
+    '',
+    `${new Date().toISOString()} · ${h.label} · Node ${process.version} · ${opts.seconds}s × ${opts.connections} connections per scenario (fewer where a scenario says so) · autocannon in a worker thread for every row`,
+    '',
+    `Select baseline: \`${baselines.selectPlan}\` (100,000 rows).`,
+    '',
+    table(results, base),
+    ...(targets.length ? ['', '## Targets', '', ...targets] : []),
+    ...groupLines,
+    '',
+  ].join('\n');
+  say(`\n${out}`);
   // A partial run (BENCH_ONLY) prints its table but leaves the full results in place.
   if (!only) await writeFile(join(import.meta.dirname, 'results.md'), out);
   await baselines.close();

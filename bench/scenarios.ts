@@ -1,13 +1,20 @@
 /**
- * The service's benchmark scenarios. Each capability adds its own module and lists it here; a
- * module exports `async (ctx) => Scenario[]` and may prepare data (seed a directory, book slots)
- * before returning.
+ * The service's benchmark scenarios, in groups. `npm run bench` (bench/run.ts) takes the groups in
+ * order and, for each, prepares it and measures its scenarios before the next group prepares: a
+ * group's data (the ~50,000 provider-location directory) never changes what an earlier group
+ * measures (scheduling on its ~10,000 provider-locations).
+ *
+ * A group module exports an async function that prepares data and returns its scenarios, either as
+ * `Scenario[]` or as `{ scenarios, lines }`, where `lines` are extra text for bench/results.md
+ * (e.g. import times, 5k → 50k scaling ratios): an array, or a function of the group's measured
+ * results when the lines depend on them. run.ts prints them after the group's rows and appends them
+ * to results.md under the group's name.
  */
 import type { Config } from '../src/config.js';
 import type { Db } from '../src/db/database.js';
 import type { NewDeveloper } from '../src/domain/developers/create-developer.js';
 import { directoryScenarios } from './directory.js';
-import type { Scenario } from './harness.js';
+import type { Result, Scenario } from './harness.js';
 import { schedulingScenarios } from './scheduling.js';
 
 export interface BenchContext {
@@ -20,19 +27,53 @@ export interface BenchContext {
   engine: 'pglite' | 'postgres';
 }
 
-/**
- * `only` (from `BENCH_ONLY`) skips a group's preparation too when none of its scenario names can
- * match: directory scenarios are all named `directory: …`.
- */
-export async function serviceScenarios(ctx: BenchContext, only?: RegExp): Promise<Scenario[]> {
-  const wantsDirectory = !only || only.test('directory:') || /directory/.test(only.source);
+/** What a group's preparation returns (see the module comment). */
+export type GroupOutput = Scenario[] | { scenarios: Scenario[]; lines?: string[] | ((results: Result[]) => string[]) };
+
+export interface ScenarioGroup {
+  name: string;
+  /** False when `BENCH_ONLY` can match none of the group's scenarios: it is then not even prepared. */
+  wanted: boolean;
+  /** Prepares the group's data and returns its scenarios (and optional result lines). */
+  prepare(): Promise<GroupOutput>;
+}
+
+/** The groups in the order they run; `only` (from `BENCH_ONLY`) marks those it cannot match as not wanted. */
+export function serviceScenarioGroups(ctx: BenchContext, only?: RegExp): ScenarioGroup[] {
+  const may = (...names: string[]) => !only || names.some((n) => only.test(n)) || names.some((n) => only.source.includes(n));
   return [
-    { name: 'GET /healthz', baseline: 'bare', path: '/healthz' },
-    { name: 'GET /readyz (database ping)', baseline: 'select', path: '/readyz' },
-    { name: 'POST /auth/oauth/token (client credentials)', baseline: 'select', method: 'POST', path: '/auth/oauth/token', body: JSON.stringify({ grant_type: 'client_credentials', client_id: ctx.creds.client_id, client_secret: ctx.creds.client_secret, audience: ctx.config.audience }) },
-    // Scheduling first: it measures on a ~10,000 provider-location directory; the directory
-    // scenarios then grow the directory to ~50,000.
-    ...(await schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db })),
-    ...(wantsDirectory ? await directoryScenarios(ctx) : []),
+    {
+      name: 'core',
+      wanted: may('GET /healthz', 'GET /readyz', 'POST /auth/oauth/token'),
+      prepare: async () => [
+        { name: 'GET /healthz', baseline: 'bare', path: '/healthz' },
+        { name: 'GET /readyz (database ping)', baseline: 'select', path: '/readyz' },
+        {
+          name: 'POST /auth/oauth/token (client credentials)',
+          baseline: 'select',
+          method: 'POST',
+          path: '/auth/oauth/token',
+          body: JSON.stringify({ grant_type: 'client_credentials', client_id: ctx.creds.client_id, client_secret: ctx.creds.client_secret, audience: ctx.config.audience }),
+        },
+      ],
+    },
+    {
+      // Before the directory group: measured on its own ~10,000 provider-location directory.
+      name: 'scheduling',
+      wanted: may('availability', 'POST /v1/appointments', 'GET /v1/appointments/{id}'),
+      prepare: () => schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db }),
+    },
+    {
+      name: 'directory',
+      wanted: may('directory:', 'directory'),
+      prepare: async (): Promise<GroupOutput> => directoryScenarios(ctx),
+    },
   ];
+}
+
+/** A group's output as scenarios and a lines function. */
+export function normaliseGroup(out: GroupOutput): { scenarios: Scenario[]; lines: (results: Result[]) => string[] } {
+  if (Array.isArray(out)) return { scenarios: out, lines: () => [] };
+  const lines = out.lines;
+  return { scenarios: out.scenarios, lines: typeof lines === 'function' ? lines : () => lines ?? [] };
 }
