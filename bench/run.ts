@@ -33,7 +33,7 @@ async function database(): Promise<DatabaseHandle & { label: string }> {
   await admin.query('CREATE EXTENSION IF NOT EXISTS btree_gist');
   await admin.query(`CREATE SCHEMA "${schema}"`);
   await admin.end();
-  const h = await openDatabase({ databaseUrl: url, schema, poolSize: 20 });
+  const h = await openDatabase({ databaseUrl: url, schema, poolSize: 20, preparedStatements: process.env.DATABASE_PREPARED_STATEMENTS !== 'false' });
   return {
     ...h,
     label: `PostgreSQL (${new URL(url).host})`,

@@ -23,6 +23,8 @@ export interface Config {
   appEnv: Env;
   /** PostgreSQL URL; unset means embedded PGlite in `dataDir`. */
   databaseUrl: string | undefined;
+  /** Run parameterized statements as prepared statements on PostgreSQL (`DATABASE_PREPARED_STATEMENTS`, default true). */
+  preparedStatements: boolean;
   dataDir: string;
   /** Bearer token of the admin API; unset turns the admin API off. */
   adminToken: string | undefined;
@@ -103,6 +105,8 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const prepared = vars.DATABASE_PREPARED_STATEMENTS ?? 'true';
+  if (prepared !== 'true' && prepared !== 'false') throw new ConfigError('DATABASE_PREPARED_STATEMENTS must be true or false');
   return {
     port,
     host,
@@ -111,6 +115,7 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     audience: `${publicBaseUrl}/`,
     appEnv,
     databaseUrl,
+    preparedStatements: prepared === 'true',
     dataDir: vars.DATA_DIR || './data',
     adminToken: vars.ADMIN_TOKEN || undefined,
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', vars.RATE_LIMIT_PER_MINUTE, 1200, 1, 10_000_000),

@@ -28,7 +28,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const logger = pino(loggerOptions(opts.quiet ? 'silent' : config.logLevel));
   const handle =
     opts.handle ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements }));
   const applied = await migrateToLatest(handle.db);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
@@ -81,7 +81,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
  */
 export async function startWorkerProcess(config: Config, opts: { handle?: DatabaseHandle; quiet?: boolean } = {}): Promise<{ close(): Promise<void> }> {
   const logger = pino(loggerOptions(opts.quiet ? 'silent' : config.logLevel));
-  const handle = opts.handle ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const handle = opts.handle ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements }));
   await migrateToLatest(handle.db);
   const workers: BackgroundWorkers = startBackgroundWorkers(handle.db, config, logger);
   logger.info({ env: config.appEnv }, 'background workers started');

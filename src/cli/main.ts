@@ -36,7 +36,7 @@ function intArg(name: string, min: number, max: number) {
 
 /** Runs `fn` against the configured database, migrated, and closes it afterwards. */
 export async function withDb<T>(config: Config, fn: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>): Promise<T> {
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements });
   try {
     await migrateToLatest(handle.db);
     return await fn(handle.db);

@@ -8,6 +8,7 @@ import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
+import { StatementNames, useNamedStatements } from './prepared-statements.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -33,11 +34,13 @@ export interface OpenOptions {
   /** For PostgreSQL: schema to put first on the search_path (tests isolate themselves this way). */
   schema?: string;
   poolSize?: number;
+  /** For PostgreSQL: run parameterized statements as named, prepared statements (default true; see prepared-statements.ts). */
+  preparedStatements?: boolean;
 }
 
 /** Opens PGlite or PostgreSQL per the options (contracts.md §1 "Storage"). */
 export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10);
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10, opts.preparedStatements ?? true);
   return openPGlite(opts);
 }
 
@@ -64,7 +67,7 @@ async function openPGlite(opts: OpenOptions): Promise<DatabaseHandle> {
   };
 }
 
-async function openPostgres(url: string, schema: string | undefined, max: number): Promise<DatabaseHandle> {
+async function openPostgres(url: string, schema: string | undefined, max: number, prepared: boolean): Promise<DatabaseHandle> {
   const pool = new pg.Pool({
     connectionString: url,
     max,
@@ -82,8 +85,10 @@ async function openPostgres(url: string, schema: string | undefined, max: number
   // 'error' event; every client gets its own listener. The statement in flight still fails with its
   // own error (503 to the caller), and the pool discards the broken client when it is released.
   pool.on('error', () => undefined);
+  const names = prepared ? new StatementNames() : undefined;
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
+    if (names) useNamedStatements(client, names);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', close: () => db.destroy() };
