@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
+import { loggableError } from './http/error-handler.js';
 import { startEvaluator } from './domain/appointments/evaluator.js';
 import { startInsuranceMappingWorker } from './domain/directory/insurance-mappings.js';
 import { createWebhookWorker } from './webhooks/worker.js';
@@ -21,7 +22,8 @@ export interface BackgroundWorkers {
  * (`buildApp`'s `insuranceMappingJob`), so that one process does not run it twice.
  */
 export function startBackgroundWorkers(db: Db, config: Config, logger: Logger, opts: { insuranceMappings?: boolean } = {}): BackgroundWorkers {
-  const report = (what: string) => (err: unknown) => logger.error({ err: { message: (err as Error).message } }, `${what} pass failed`);
+  // Error messages can carry values (a PostgreSQL error quotes the row): logged without them.
+  const report = (what: string) => (err: unknown) => logger.error({ err: loggableError(err) }, `${what} pass failed`);
   const evaluator = startEvaluator(db, { intervalMs: config.workerPollMs, onError: report('booking evaluator') });
   const webhooks = createWebhookWorker(db, {
     env: config.appEnv,

@@ -21,6 +21,7 @@ import { APPOINTMENT_STATUSES } from '../../../domain/appointments/states.js';
 import { updateAppointmentStatus } from '../../../domain/appointments/update-status.js';
 import { LocalClock, parseUtcTimestamp } from '../../../domain/scheduling/local-time.js';
 import { principalOf } from '../../../http/auth-guard.js';
+import { loggableError } from '../../../http/error-handler.js';
 import { badRequest, notFound } from '../../../http/errors.js';
 import { commaList, errorResponses, nextUrl, pageEnvelope } from '../common-schemas.js';
 import {
@@ -50,7 +51,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   // Memoises start-time formatting in the provider's offset across requests (bounded).
   const clock = new LocalClock(50_000);
   // Read audit records are batched (one INSERT per 50 ms), flushed when the app closes.
-  const auditReads = new AuditBuffer(db, { onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'read audit flush failed') });
+  const auditReads = new AuditBuffer(db, { onError: (err) => app.log.error({ err: loggableError(err) }, 'read audit flush failed') });
   app.addHook('onClose', async () => auditReads.close());
   // GET /v1/appointments/{id}: the visible-record query compiled once per principal kind.
   const records = new VisibleRecordReader(db);
