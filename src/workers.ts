@@ -24,7 +24,7 @@ export interface BackgroundWorkers {
 export function startBackgroundWorkers(db: Db, config: Config, logger: Logger, opts: { insuranceMappings?: boolean } = {}): BackgroundWorkers {
   // Error messages can carry values (a PostgreSQL error quotes the row): logged without them.
   const report = (what: string) => (err: unknown) => logger.error({ err: loggableError(err) }, `${what} pass failed`);
-  const evaluator = startEvaluator(db, { intervalMs: config.workerPollMs, onError: report('booking evaluator') });
+  const evaluator = startEvaluator(db, { intervalMs: config.workerPollMs, env: config.appEnv, onError: report('booking evaluator') });
   const webhooks = createWebhookWorker(db, {
     env: config.appEnv,
     allowPrivateTargets: config.allowPrivateWebhookTargets,

@@ -1,4 +1,5 @@
 /** The service's own moves (contracts.md §6), sandbox fixtures, and the operator's transition (contracts.md §2). */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEvaluatorOnce, startEvaluator } from '../../src/domain/appointments/evaluator.js';
 import { SANDBOX_FIXTURES } from '../../src/domain/directory/sandbox-fixtures.js';
@@ -27,6 +28,33 @@ describe(`evaluator, sandbox fixtures and operator moves (${engineName})`, () =>
     const target = (await slots(e, pl, { start: nyDate(6), end: nyDate(7), visitReasonId: 'pc_sandbox_visit' }))[0]!.start_time;
     return e.t.app.inject({ method: 'POST', url: '/v1/appointments/reschedule', headers: bearer(e.token), payload: { appointment_id: id, start_time: target } });
   };
+
+  it('a row whose evaluation fails is rolled back alone and set aside; the rows behind it are evaluated; other environments are left alone', async () => {
+    const bad = await fresh(PL.ny);
+    const good = await fresh(PL.ny);
+    // Only the evaluation of this process's environment touches them.
+    expect((await runEvaluatorOnce(e.t.db, { env: 'production' })).evaluated.map((x) => x.appointmentId)).not.toContain(good);
+    // The bad row comes first and its status change fails (as a broken row would).
+    await e.t.db.updateTable('appointments').set({ evaluate_after: new Date(Date.now() - 60_000) }).where('id', '=', bad).execute();
+    await sql`CREATE FUNCTION refuse_status_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'simulated failure'; END $$`.execute(e.t.db);
+    await sql.raw(`CREATE TRIGGER refuse_bad BEFORE UPDATE OF appointment_status ON appointments FOR EACH ROW
+      WHEN (OLD.id = '${bad}') EXECUTE FUNCTION refuse_status_change()`).execute(e.t.db);
+    try {
+      const failures: string[] = [];
+      const pass = await runEvaluatorOnce(e.t.db, { env: 'sandbox', onRowError: (_err, id) => failures.push(id) });
+      expect(pass.evaluated).toContainEqual({ appointmentId: bad, outcome: 'error' });
+      expect(pass.evaluated).toContainEqual({ appointmentId: good, outcome: 'confirmed' });
+      expect(failures).toEqual([bad]);
+      const b = await row(bad);
+      expect(b.appointment_status).toBe('pending_booking');
+      expect(b.evaluate_after!.getTime()).toBeGreaterThan(Date.now() + 30_000);
+      expect((await row(good)).appointment_status).toBe('confirmed');
+    } finally {
+      await sql`DROP TRIGGER refuse_bad ON appointments`.execute(e.t.db);
+      await sql`DROP FUNCTION refuse_status_change()`.execute(e.t.db);
+    }
+  });
 
   it('auto: confirmed by the evaluator, confirmation_type auto, a delivered (pending) event', async () => {
     const id = await fresh(PL.ny);

@@ -11,10 +11,12 @@
  * due (stays pending), `pr_manual|lo_manual` waits for confirm.
  *
  * `runEvaluatorOnce` is one pass (tests call it directly); `startEvaluator` runs passes in a loop
- * until stopped. Each pass also deletes expired Idempotency-Key records.
+ * until stopped. Each pass also deletes expired Idempotency-Key records. A process evaluates its own
+ * environment's appointments. Each row is evaluated inside a savepoint: a row that fails is rolled
+ * back alone, reported, and set aside for a minute, so it never holds up the rows behind it.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import { sql, type Kysely } from 'kysely';
+import type { Database, Env } from '../../db/schema.js';
 import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { isScheduledStart } from '../scheduling/availability.js';
 import { loadProviderLocations } from '../scheduling/schedule-data.js';
@@ -23,7 +25,10 @@ import type { LockedAppointment } from './lock.js';
 import { applyBookingFailed, applyConfirmed, applyRescheduled, applyRescheduleFailed } from './service-moves.js';
 import { inTransaction } from './transactions.js';
 
-export type EvaluationOutcome = 'confirmed' | 'booking_failed' | 'rescheduled' | 'reschedule_failed' | 'skipped';
+export type EvaluationOutcome = 'confirmed' | 'booking_failed' | 'rescheduled' | 'reschedule_failed' | 'skipped' | 'error';
+
+/** How long a row whose evaluation failed waits before it is tried again. */
+const RETRY_FAILED_ROW_MS = 60_000;
 
 export interface EvaluatorPass {
   evaluated: { appointmentId: string; outcome: EvaluationOutcome }[];
@@ -58,21 +63,32 @@ async function evaluate(trx: import('kysely').Transaction<Database>, row: Locked
   return 'skipped';
 }
 
-/** One evaluation pass over at most `limit` due appointments. */
-export async function runEvaluatorOnce(db: Kysely<Database>, opts: { now?: Date; limit?: number } = {}): Promise<EvaluatorPass> {
+/**
+ * One evaluation pass over at most `limit` due appointments (of `env` when given). `onRowError`
+ * hears of each row whose evaluation failed (its outcome is then `error`).
+ */
+export async function runEvaluatorOnce(
+  db: Kysely<Database>,
+  opts: { now?: Date; limit?: number; env?: Env; onRowError?: (err: unknown, appointmentId: string) => void } = {},
+): Promise<EvaluatorPass> {
   const now = opts.now ?? new Date();
   const evaluated = await inTransaction(db, async (trx) => {
-    const due = await trx
-      .selectFrom('appointments')
-      .selectAll()
-      .where('evaluate_after', '<=', now)
-      .orderBy('evaluate_after')
-      .limit(opts.limit ?? 50)
-      .forUpdate()
-      .skipLocked()
-      .execute();
+    let q = trx.selectFrom('appointments').selectAll().where('evaluate_after', '<=', now);
+    if (opts.env) q = q.where('env', '=', opts.env);
+    const due = await q.orderBy('evaluate_after').limit(opts.limit ?? 50).forUpdate().skipLocked().execute();
     const out: EvaluatorPass['evaluated'] = [];
-    for (const row of due) out.push({ appointmentId: row.id, outcome: await evaluate(trx, row, now) });
+    for (const row of due) {
+      await sql`SAVEPOINT evaluate_row`.execute(trx);
+      try {
+        out.push({ appointmentId: row.id, outcome: await evaluate(trx, row, now) });
+        await sql`RELEASE SAVEPOINT evaluate_row`.execute(trx);
+      } catch (err) {
+        await sql`ROLLBACK TO SAVEPOINT evaluate_row`.execute(trx);
+        await trx.updateTable('appointments').set({ evaluate_after: new Date(now.getTime() + RETRY_FAILED_ROW_MS) }).where('id', '=', row.id).execute();
+        opts.onRowError?.(err, row.id);
+        out.push({ appointmentId: row.id, outcome: 'error' });
+      }
+    }
     return out;
   });
   await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute();
@@ -87,7 +103,7 @@ export interface RunningEvaluator {
 /** Runs evaluation passes every `intervalMs` (sooner while there is a backlog) until stopped. */
 export function startEvaluator(
   db: Kysely<Database>,
-  opts: { intervalMs?: number; onError?: (err: unknown) => void } = {},
+  opts: { intervalMs?: number; env?: Env; onError?: (err: unknown) => void } = {},
 ): RunningEvaluator {
   const interval = opts.intervalMs ?? 1000;
   let stopped = false;
@@ -95,7 +111,7 @@ export function startEvaluator(
   let current: Promise<void> = Promise.resolve();
   const tick = (): void => {
     if (stopped) return;
-    current = runEvaluatorOnce(db)
+    current = runEvaluatorOnce(db, { ...(opts.env ? { env: opts.env } : {}), ...(opts.onError ? { onRowError: opts.onError } : {}) })
       .then((pass) => {
         if (!stopped) timer = setTimeout(tick, pass.evaluated.length >= 50 ? 0 : interval);
       })
