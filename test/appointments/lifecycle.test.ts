@@ -153,12 +153,37 @@ describe(`appointment lifecycle (${engineName})`, () => {
     expect((await call('POST', 'confirm', { appointment_id: id })).statusCode).toBe(409);
   });
 
-  it('update-status on a cancelled appointment answers 409 naming cancelled', async () => {
+  it('update-status from any status (§3): arrived is recorded on a cancelled appointment; no_show holds a released time again, or answers 409 when another appointment holds it', async () => {
+    const toPast = async (id: string, hoursAgo: number) =>
+      e.t.db.updateTable('appointments')
+        .set({ start_time: sql`date_trunc('minute', now()) - make_interval(hours => ${hoursAgo})`, end_time: sql`date_trunc('minute', now()) - make_interval(hours => ${hoursAgo}) + interval '30 minutes'` })
+        .where('id', '=', id).execute();
     const id = await fresh();
     await call('POST', 'cancel', { appointment_id: id });
-    const res = await call('PUT', 'update-status', { appointment_id: id, appointment_status: 'arrived' });
-    expect(res.statusCode).toBe(409);
-    expect(res.json().errors[0].message).toContain('cancelled');
+    const arrived = await call('PUT', 'update-status', { appointment_id: id, appointment_status: 'arrived' });
+    expect(arrived.statusCode, arrived.body).toBe(200);
+    expect(arrived.json().data.appointment_status).toBe('cancelled');
+    expect((await e.t.db.selectFrom('appointments').select('arrived_at').where('id', '=', id).executeTakeFirstOrThrow()).arrived_at).not.toBeNull();
+
+    await toPast(id, 3);
+    const noShow = await call('PUT', 'update-status', { appointment_id: id, appointment_status: 'no_show' });
+    expect(noShow.statusCode, noShow.body).toBe(200);
+    expect(noShow.json().data.appointment_status).toBe('no_show');
+    expect(await holds(id)).toEqual(['current']);
+
+    // Another cancelled appointment whose time someone else holds now cannot become live again.
+    const other = await fresh();
+    await call('POST', 'cancel', { appointment_id: other });
+    await toPast(other, 5);
+    const holder = await fresh();
+    await e.t.db.updateTable('appointment_holds')
+      .set({ during: sql`tstzrange(date_trunc('minute', now()) - interval '5 hours', date_trunc('minute', now()) - interval '5 hours' + interval '30 minutes')` })
+      .where('appointment_id', '=', holder).execute();
+    const refused = await call('PUT', 'update-status', { appointment_id: other, appointment_status: 'no_show' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().errors[0].message).toContain('cancelled');
+    expect(await status(other)).toBe('cancelled');
+    expect(await holds(other)).toEqual([]);
   });
 
   it('writes an outbox event per change, skipped for the developer\'s own calls', async () => {

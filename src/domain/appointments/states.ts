@@ -18,10 +18,10 @@ const ALLOWED: Record<ClientMove, AppointmentStatus[]> = {
   confirm: ['pending_booking'],
   cancel: ['pending_booking', 'booking_failed', 'confirmed', 'pending_reschedule', 'reschedule_failed', 'rescheduled'],
   reschedule: ['pending_booking', 'confirmed', 'pending_reschedule', 'rescheduled'],
-  // interface.md §3 says "any"; a cancelled or failed booking has released its time (which another
-  // appointment may now hold), so marking it arrived or no_show would revive an overlap: refused.
-  arrived: ['pending_booking', 'confirmed', 'no_show', 'pending_reschedule', 'rescheduled', 'reschedule_failed'],
-  no_show: ['pending_booking', 'confirmed', 'no_show', 'pending_reschedule', 'rescheduled', 'reschedule_failed'],
+  // interface.md §3: "any". `arrived` moves no time. `no_show` of a cancelled or failed booking holds
+  // its time again, and answers 409 when another appointment holds it now (update-status.ts).
+  arrived: APPOINTMENT_STATUSES,
+  no_show: APPOINTMENT_STATUSES,
 };
 
 /** Throws 409 naming the current status when `move` is not allowed from `status`. */

@@ -1,7 +1,9 @@
 /**
  * `PUT /v1/appointments/update-status` (interface.md §4.6, §3, §8; contracts.md §6): `arrived` is
  * recorded on the appointment (its status does not change); `no_show` only when the start time is in
- * the past and at most 2 days old, otherwise 409 naming the current status.
+ * the past and at most 2 days old, otherwise 409 naming the current status. Both are allowed from any
+ * status (§3). A `no_show` appointment is live (contracts.md §5), so marking a cancelled or failed
+ * booking `no_show` holds its time again; when another appointment holds that time now, 409.
  */
 import { sql, type Kysely } from 'kysely';
 import { DateTime } from 'luxon';
@@ -9,11 +11,11 @@ import type { Database } from '../../db/schema.js';
 import { conflict } from '../errors.js';
 import type { Principal } from '../credentials/principal.js';
 import { recordChange } from './events.js';
-import { release } from './holds.js';
+import { hold, release } from './holds.js';
 import { lockVisible } from './lock.js';
 import { statusFields } from './record.js';
 import { assertMove } from './states.js';
-import { inTransaction } from './transactions.js';
+import { inTransaction, slotTaken } from './transactions.js';
 
 export interface UpdateStatusInput {
   appointment_id: string;
@@ -49,6 +51,11 @@ export async function updateAppointmentStatus(
     }
     // A pending reschedule is abandoned: its new time is released.
     if (row.appointment_status === 'pending_reschedule') await release(trx, row.id, 'pending');
+    // A released booking becomes live again: it holds its time, unless someone else holds it now.
+    if (row.appointment_status === 'cancelled' || row.appointment_status === 'booking_failed') {
+      await hold(trx, { appointmentId: row.id, kind: 'current', env: row.env, providerId: row.provider_id, start: row.start_time, end: row.end_time })
+        .catch((e: unknown) => slotTaken(e, `its time is held by another appointment now; current status is ${row.appointment_status}`, 'appointment_status'));
+    }
     const updated = await trx
       .updateTable('appointments')
       .set({ appointment_status: 'no_show', evaluate_after: null, pending_start_time: null, pending_end_time: null, updated_at: sql`now()` })
