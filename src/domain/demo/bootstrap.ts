@@ -17,7 +17,7 @@ import type { Db } from '../../db/database.js';
 import { insertDeveloper, type NewDeveloper } from '../developers/create-developer.js';
 import { ensureSandboxFixtures } from '../directory/sandbox-fixtures.js';
 import { generateDirectory } from '../directory/seed.js';
-import { writeDirectory } from '../directory/write-directory.js';
+import { writeDirectory, analyzeDirectory } from '../directory/write-directory.js';
 
 export interface BootstrapResult {
   created: boolean;
@@ -85,5 +85,6 @@ export async function bootstrapSandbox(
     return created;
   });
   if (!creds) return saved();
+  await analyzeDirectory(db);
   return { created: true, credentials: creds, credentialsFile };
 }

@@ -2,7 +2,7 @@
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
 import { generateDirectory } from './seed.js';
-import { writeDirectory, type WriteSummary } from './write-directory.js';
+import { analyzeDirectory, writeDirectory, type WriteSummary } from './write-directory.js';
 
 export class UnknownDeveloper extends Error {}
 
@@ -20,7 +20,9 @@ export async function seedDirectory(
     if (!dev) throw new UnknownDeveloper(`no developer ${input.developerId} in ${input.env}`);
   }
   const doc = generateDirectory(input.providers, input.seed ?? 1);
-  return db.transaction().execute((trx) =>
+  const summary = await db.transaction().execute((trx) =>
     writeDirectory(trx, input.env, doc, input.developerId ? { developerId: input.developerId } : {}),
   );
+  await analyzeDirectory(db);
+  return summary;
 }

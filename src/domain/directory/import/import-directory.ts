@@ -3,10 +3,9 @@
  * one transaction, so that an import is all-or-nothing and idempotent on the file's own ids.
  * With a developer, the imported provider-locations join that developer's directory.
  */
-import { sql } from 'kysely';
 import type { Db } from '../../../db/database.js';
 import type { Env } from '../../../db/schema.js';
-import { writeDirectory, type WriteSummary } from '../write-directory.js';
+import { analyzeDirectory, writeDirectory, type WriteSummary } from '../write-directory.js';
 import { parseDirectoryTextPartially, type ImportError, type ImportFormat } from './parse.js';
 import { validateDirectory } from './validate.js';
 
@@ -45,11 +44,7 @@ export async function importDirectory(db: Db, text: string, opts: ImportOptions)
       ...(opts.onProgress ? { onProgress: (done: number, total: number) => opts.onProgress!('write', done, total) } : {}),
     }),
   );
-  // Fresh statistics after a bulk load, so that the planner keeps using the directory's indexes
-  // (without them a just-imported directory is read with sequential scans until autovacuum runs).
-  if (summary.provider_locations + summary.providers + summary.locations >= 1000) {
-    await sql`ANALYZE providers, locations, provider_locations, developer_provider_locations, weekly_schedules,
-      provider_location_insurance_plans, practices, facilities, directory_changes`.execute(db);
-  }
+  // Fresh statistics after every load, small or large (see analyzeDirectory).
+  await analyzeDirectory(db);
   return { ok: true, summary };
 }
