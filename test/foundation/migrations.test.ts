@@ -85,6 +85,11 @@ describe(`migrations (${engineName})`, () => {
         })(),
       );
     }
-    await Promise.all([dropping, ...migrations]);
+    // Wait for everything before judging, so that a failure leaves no churn schema behind.
+    const results = await Promise.allSettled([dropping, ...migrations]);
+    await admin(async (c) => {
+      for (const s of churn) await c.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    });
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
   });
 });
