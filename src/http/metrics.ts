@@ -21,11 +21,18 @@ export function installMetrics(app: FastifyInstance): Registry {
     labelNames: ['route'],
     registers: [registry],
   });
-  app.addHook('onResponse', async (req, reply) => {
+  // The labelled child of each (method, route, status class), looked up once: prom-client would
+  // otherwise hash the label object on every observation.
+  const series = new Map<string, { observe(v: number): void }>();
+  app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
     const status = `${Math.floor(reply.statusCode / 100)}xx`;
-    duration.observe({ method: req.method, route, status }, reply.elapsedTime / 1000);
+    const key = `${req.method} ${status} ${route}`;
+    let child = series.get(key);
+    if (!child) series.set(key, (child = duration.labels({ method: req.method, route, status })));
+    child.observe(reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) errors.inc({ route });
+    done();
   });
   return registry;
 }

@@ -3,7 +3,7 @@
  * time against the schedule, and in one atomic statement stores the patient and the appointment, holds
  * the time (the database refuses an overlap: 409), and writes the outbox event and the audit record.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { ApiError, badRequest, type FieldError } from '../errors.js';
 import { prefixedId, uuid } from '../../lib/ids.js';
@@ -15,7 +15,7 @@ import type { ProviderLocationContext } from '../scheduling/schedule-data.js';
 import { loadBookingContext } from './booking-context.js';
 import { auditRecord, outboxRecord } from './events.js';
 import { rangeLiteral } from './holds.js';
-import { insertRow } from './insert-sql.js';
+import { insertStatement } from './insert-sql.js';
 import { patientErrors, type PatientInput } from './patient-rules.js';
 import type { AppointmentRow } from './record.js';
 import { retrying, slotTaken } from './transactions.js';
@@ -61,10 +61,11 @@ export async function createAppointment(
   db: Kysely<Database>,
   principal: Principal,
   input: CreateInput,
-  opts: { requestId?: string; now?: Date; clock?: LocalClock } = {},
+  opts: { requestId?: string; now?: Date; clock?: LocalClock; statementTexts?: Map<string, string> } = {},
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
   const clock = opts.clock ?? new LocalClock();
+  const statementTexts = opts.statementTexts ?? new Map<string, string>();
   const d = input.data;
   const errors: FieldError[] = patientErrors(d.patient, now);
   const start = parseOffsetDateTime(d.start_time);
@@ -105,8 +106,8 @@ export async function createAppointment(
   // refuses a taken time: 409), the outbox event and the audit record (contracts.md §5, §7). Raw SQL
   // (insert-sql.ts): the builder's cost for this statement was a large part of a booking's CPU.
   const row = await retrying(async () => {
-    const { rows } = await sql<Omit<AppointmentRow, 'location_phone_number' | 'location_phone_extension'>>`
-      WITH patient AS (${insertRow('patients', {
+    const statement = insertStatement(statementTexts, [
+      ['patient', { table: 'patients', row: {
         id: patientId,
         env: principal.env,
         developer_id: principal.developerId,
@@ -121,13 +122,13 @@ export async function createAppointment(
         address: JSON.stringify(p.patient_address),
         insurance: p.insurance ? JSON.stringify(p.insurance) : null,
         gender: p.gender ?? null,
-      })}),
-      hold AS (${insertRow('appointment_holds', {
+      } }],
+      ['hold', { table: 'appointment_holds', row: {
         appointment_id: id, kind: 'current', env: principal.env, provider_id: pl!.providerId, during: rangeLiteral(startDate, endDate),
-      })}),
-      event AS (${insertRow('outbox_events', outboxRecord(actor, change))}),
-      audit AS (${insertRow('audit_log', auditRecord(actor, change))})
-      ${insertRow('appointments', {
+      } }],
+      ['event', { table: 'outbox_events', row: outboxRecord(actor, change) }],
+      ['audit', { table: 'audit_log', row: auditRecord(actor, change) }],
+    ], { table: 'appointments', row: {
         id,
         env: principal.env,
         developer_id: principal.developerId,
@@ -156,8 +157,8 @@ export async function createAppointment(
         cancellation_reason_type: null,
         arrived_at: null,
         evaluate_after: manual || neverEvaluated ? null : now,
-      })}
-      RETURNING *`.execute(db);
+    } }, '*');
+    const { rows } = await db.executeQuery<Omit<AppointmentRow, 'location_phone_number' | 'location_phone_extension'>>(statement);
     return rows[0]!;
   }).catch((e: unknown) => slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time'));
   return { ...row, location_phone_number: pl!.locationPhone, location_phone_extension: pl!.locationPhoneExtension };

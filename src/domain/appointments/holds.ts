@@ -2,14 +2,13 @@
  * Holding and releasing a provider's time (contracts.md §5): a row in `appointment_holds` is held
  * time; the database's exclusion constraint refuses two appointments' overlapping holds.
  */
-import { DateTime } from 'luxon';
 import type { Transaction } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 
 /** A `tstzrange` literal `[start,end)`. */
 export function rangeLiteral(start: Date, end: Date): string {
-  const iso = (d: Date) => DateTime.fromJSDate(d, { zone: 'UTC' }).toISO()!;
-  return `[${iso(start)},${iso(end)})`;
+  // toISOString: the same text as Luxon's UTC toISO(), without its cost (booking hot path).
+  return `[${start.toISOString()},${end.toISOString()})`;
 }
 
 export async function hold(

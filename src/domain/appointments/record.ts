@@ -81,8 +81,9 @@ export class VisibleRecordReader {
     let c = this.byKind.get(principal.kind);
     if (!c) this.byKind.set(principal.kind, (c = this.compile(principal)));
     const fields = principal as unknown as Record<string, unknown>;
-    const res = await this.db.executeQuery<AppointmentRow>(CompiledQuery.raw(c.sql, c.params.map((f) => f(fields, id))));
-    return res.rows[0];
+    const res = await this.db.executeQuery<{ j: unknown[] }>(CompiledQuery.raw(c.sql, c.params.map((f) => f(fields, id))));
+    const a = res.rows[0]?.j;
+    return a ? rowFromArray(a) : undefined;
   }
 
   private compile(principal: Principal): { sql: string; params: ((p: Record<string, unknown>, id: string) => unknown)[] } {
@@ -101,8 +102,52 @@ export class VisibleRecordReader {
       if (typeof v === 'string' && v.includes(SENTINEL)) throw new Error('VisibleRecordReader: a parameter derived from a principal field cannot be reused');
       return () => v;
     });
-    return { sql: q.sql, params };
+    // The row comes back as one JSON array (timestamps as epoch milliseconds): the driver then
+    // describes and parses one column instead of 25, a tenth of the request's CPU.
+    return { sql: `SELECT json_build_array(${ROW_JSON}) AS j FROM (${q.sql}) r`, params };
   }
+}
+
+/** Timestamp columns of `AppointmentRow`, sent as epoch milliseconds in the JSON row. */
+const TIMESTAMPS = new Set(['start_time', 'end_time', 'created_at', 'updated_at']);
+/** The columns of `AppointmentRow` in the order of `rowFromArray`. */
+const ROW_COLUMNS = [
+  'id', 'env', 'developer_id', 'appointment_status', 'developer_patient_id', 'is_provider_resource', 'confirmation_type',
+  'visit_type', 'notes', 'start_time', 'end_time', 'time_zone', 'created_at', 'updated_at', 'provider_location_id',
+  'provider_id', 'location_id', 'practice_id', 'visit_reason_id', 'patient_type', 'patient_id', 'cancellation_reason',
+  'cancellation_reason_type', 'location_phone_number', 'location_phone_extension',
+] as const satisfies readonly (keyof AppointmentRow)[];
+const ROW_JSON = ROW_COLUMNS.map((c) => (TIMESTAMPS.has(c) ? `floor(extract(epoch FROM r.${c}) * 1000)::float8` : `r.${c}`)).join(', ');
+
+/** An `AppointmentRow` from its JSON array (`ROW_COLUMNS` order). */
+function rowFromArray(a: unknown[]): AppointmentRow {
+  return {
+    id: a[0] as string,
+    env: a[1] as AppointmentRow['env'],
+    developer_id: a[2] as string,
+    appointment_status: a[3] as AppointmentStatus,
+    developer_patient_id: a[4] as string | null,
+    is_provider_resource: a[5] as boolean,
+    confirmation_type: a[6] as ConfirmationType,
+    visit_type: a[7] as VisitType,
+    notes: a[8] as string | null,
+    start_time: new Date(a[9] as number),
+    end_time: new Date(a[10] as number),
+    time_zone: a[11] as string,
+    created_at: new Date(a[12] as number),
+    updated_at: new Date(a[13] as number),
+    provider_location_id: a[14] as string,
+    provider_id: a[15] as string,
+    location_id: a[16] as string,
+    practice_id: a[17] as string | null,
+    visit_reason_id: a[18] as string,
+    patient_type: a[19] as AppointmentRow['patient_type'],
+    patient_id: a[20] as string,
+    cancellation_reason: a[21] as string | null,
+    cancellation_reason_type: a[22] as string | null,
+    location_phone_number: a[23] as string | null,
+    location_phone_extension: a[24] as string | null,
+  };
 }
 
 export interface CreateFields {
@@ -158,21 +203,31 @@ export function createFields(row: AppointmentRow, publicBaseUrl: string): Create
  * (Luxon's zone lookup is most of the cost of a record).
  */
 export function fullRecord(row: AppointmentRow, publicBaseUrl: string, clock?: LocalClock): FullRecord {
-  const out: FullRecord = {
-    ...createFields(row, publicBaseUrl),
+  // One object literal of a fixed shape (absent optional fields are undefined, which the response
+  // serializer and JSON.stringify both omit): the column C fields of `createFields` plus column R.
+  return {
+    appointment_id: row.id,
+    appointment_status: row.appointment_status,
+    developer_patient_id: row.developer_patient_id ?? undefined,
+    is_provider_resource: row.is_provider_resource,
+    location_phone_number: row.location_phone_number || undefined,
+    location_phone_extension: row.location_phone_extension || undefined,
+    waiting_room_path: waitingRoomPath(publicBaseUrl, row),
+    confirmation_type: row.confirmation_type,
+    visit_type: row.visit_type,
+    notes: row.notes ?? undefined,
     start_time: clock
       ? clock.format(row.time_zone, row.start_time.getTime())
       : DateTime.fromJSDate(row.start_time, { zone: row.time_zone }).toISO({ suppressMilliseconds: true })!,
     created_time_utc: utcIso(row.created_at),
     last_modified_time_utc: utcIso(row.updated_at),
     provider_location_id: row.provider_location_id,
+    practice_id: row.practice_id || undefined,
     visit_reason_id: row.visit_reason_id,
     patient_type: row.patient_type,
+    cancellation_reason: row.cancellation_reason || undefined,
+    cancellation_reason_type: row.cancellation_reason_type || undefined,
   };
-  if (row.practice_id) out.practice_id = row.practice_id;
-  if (row.cancellation_reason) out.cancellation_reason = row.cancellation_reason;
-  if (row.cancellation_reason_type) out.cancellation_reason_type = row.cancellation_reason_type;
-  return out;
 }
 
 /** The short answer of confirm, cancel and update-status (interface.md §2.2 last paragraph). */

@@ -55,6 +55,8 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   app.addHook('onClose', async () => auditReads.close());
   // GET /v1/appointments/{id}: the visible-record query compiled once per principal kind.
   const records = new VisibleRecordReader(db);
+  // The booking statement's SQL text, built once per shape (insert-sql.ts).
+  const statementTexts = new Map<string, string>();
 
   app.post(
     '/v1/appointments',
@@ -68,7 +70,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       },
     },
     async (req, reply) => {
-      const row = await createAppointment(db, principalOf(req), req.body, { ...rid(req), clock });
+      const row = await createAppointment(db, principalOf(req), req.body, { ...rid(req), clock, statementTexts });
       return reply.code(200).send({ request_id: String(req.id), data: createFields(row, base) });
     },
   );

@@ -1,0 +1,68 @@
+/**
+ * The hot-path reader of `GET /v1/appointments/{id}` (VisibleRecordReader: one JSON array per row,
+ * timestamps as epoch milliseconds) returns exactly the row `findVisible` (Kysely, one column per
+ * field) returns, for every principal kind, across zones, nulls and a cancelled appointment.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findVisible, VisibleRecordReader } from '../../src/domain/appointments/record.js';
+import type { Principal } from '../../src/domain/credentials/principal.js';
+import { bearer } from '../helpers/auth.js';
+import { engineName } from '../helpers/db.js';
+import { book, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from './fixtures.js';
+
+describe(`appointment record reader (${engineName})`, () => {
+  let e: SchedulingEnv;
+  const ids: string[] = [];
+  beforeAll(async () => {
+    e = await schedulingEnv();
+    for (const [pl, over] of [
+      [PL.ny, { notes: 'Bring the referral letter' }],
+      [PL.phx, { developer_patient_id: 'dp-1' }],
+      [PL.hnl, {}],
+    ] as const) {
+      const day = await slots(e, pl, { start: nyDate(5), end: nyDate(5) });
+      const res = await book(e, pl, day[0]!.start_time, over);
+      expect(res.statusCode, res.body).toBe(200);
+      ids.push(res.json().data.appointment_id);
+    }
+    const cancel = await e.t.app.inject({
+      method: 'POST', url: '/v1/appointments/cancel', headers: bearer(e.token),
+      payload: { appointment_id: ids[2], cancellation_reason_type: 'other_patient_reason', cancellation_reason: 'Moved away' },
+    });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+  });
+  afterAll(async () => e.close());
+
+  const base = () => ({ env: 'sandbox' as const, developerId: e.dev.developer_id, clientId: 'cl_x', scopes: new Set<never>() });
+
+  it('equals findVisible field for field (Dates to the millisecond, nulls as null)', async () => {
+    const reader = new VisibleRecordReader(e.t.db);
+    const p = { ...base(), kind: 'client' } as unknown as Principal;
+    for (const id of ids) {
+      const fast = await reader.find(p, id);
+      const slow = await findVisible(e.t.db, p, id);
+      expect(slow).toBeDefined();
+      expect(fast).toStrictEqual(slow);
+    }
+  });
+
+  it('applies the visibility rule of each principal kind', async () => {
+    const reader = new VisibleRecordReader(e.t.db);
+    const user = { ...base(), kind: 'user', userId: 'us_nobody', role: 'patient', providerId: null } as unknown as Principal;
+    const anon = { ...base(), kind: 'anonymous', subject: 'anon' } as unknown as Principal;
+    const otherDev = { ...base(), developerId: e.other.developer_id, kind: 'client' } as unknown as Principal;
+    for (const p of [user, anon, otherDev]) {
+      expect(await reader.find(p, ids[0]!)).toBeUndefined();
+      expect(await findVisible(e.t.db, p, ids[0]!)).toBeUndefined();
+    }
+  });
+
+  it('GET answers the same record as the list', async () => {
+    const list = (await e.t.app.inject({ url: '/v1/appointments?page_size=100', headers: bearer(e.token) })).json().data as { appointment_id: string }[];
+    for (const id of ids) {
+      const one = await e.t.app.inject({ url: `/v1/appointments/${id}`, headers: bearer(e.token) });
+      expect(one.statusCode).toBe(200);
+      expect(one.json().data).toStrictEqual(list.find((r) => r.appointment_id === id));
+    }
+  });
+});
