@@ -206,6 +206,23 @@ export interface DeveloperProviderLocationsTable {
   developer_id: string;
   provider_location_id: string;
   added_at: Timestamp;
+  /** A copy of the provider-location's `active`, set and kept by triggers (migration 0008): never written. */
+  active: Defaulted<boolean>;
+}
+
+/**
+ * Derived search rows (migration 0008): one per active provider-location per term (`sp:<specialty
+ * id>`, `vr:<visit reason id>`), refreshed by `writeDirectory`.
+ */
+export interface ProviderLocationSearchTable {
+  env: Env;
+  term: string;
+  provider_location_id: string;
+  /** The location is virtual or the provider-location is a virtual provider. */
+  is_virtual: boolean;
+  state: string;
+  latitude: number | null;
+  longitude: number | null;
 }
 
 export interface DirectoryChangesTable {
@@ -471,6 +488,7 @@ export interface Database {
   locations: LocationsTable;
   provider_locations: ProviderLocationsTable;
   developer_provider_locations: DeveloperProviderLocationsTable;
+  provider_location_search: ProviderLocationSearchTable;
   directory_changes: DirectoryChangesTable;
   insurance_carriers: InsuranceCarriersTable;
   insurance_plans: InsurancePlansTable;

@@ -1,12 +1,16 @@
 /**
  * Provider-location search (contracts.md §4 `GET /v1/provider_locations`, interface.md §4.16): by
  * the patient's ZIP and distance, a specialty or visit reason, accepted insurance and visit type,
- * nearest first, in the caller's directory. In-person candidates come from a latitude/longitude box
- * on the `locations_geo` index, then an exact great-circle distance; virtual provider-locations
- * qualify in the patient's state and sort after in-person ones.
+ * nearest first, in the caller's directory. Candidates are the search rows of one term
+ * (`provider_location_search`, migration 0008, kept by `writeDirectory`): in-person ones by a
+ * latitude/longitude box on `provider_location_search_in_person`, then an exact great-circle
+ * distance; virtual ones in the patient's state (`provider_location_search_virtual`), sorted after
+ * in-person ones. So the work follows the number of matching provider-locations near the patient,
+ * not the size of the directory.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { badRequest } from '../errors.js';
 import { boundingBox, distanceMiSql, type ZipCentroid } from './geo.js';
 import type { DirectoryCaller } from './visible.js';
 
@@ -35,44 +39,53 @@ export async function searchProviderLocations(
   caller: DirectoryCaller,
   q: ProviderLocationSearch,
 ): Promise<{ total: number; hits: SearchHit[] }> {
+  if (!q.specialtyId && !q.visitReasonId) throw badRequest('specialty_id', 'specialty_id or visit_reason_id is required');
   const { latitude: lat, longitude: lon, state } = q.origin;
   const box = boundingBox(lat, lon, q.maxDistanceMi);
+  // Candidates come from one term's rows (a visit reason is the narrower one); the other term, when
+  // both are given, is a primary-key probe per candidate.
+  const term = q.visitReasonId ? `vr:${q.visitReasonId}` : `sp:${q.specialtyId}`;
   const filters: RawBuilder<unknown>[] = [];
-  if (q.specialtyId) filters.push(sql`${q.specialtyId}::text = ANY(p.specialty_ids)`);
-  if (q.visitReasonId) filters.push(sql`${q.visitReasonId}::text = ANY(p.visit_reason_ids)`);
+  if (q.visitReasonId && q.specialtyId) {
+    filters.push(sql`EXISTS (SELECT 1 FROM provider_location_search s2
+      WHERE s2.env = s.env AND s2.provider_location_id = s.provider_location_id AND s2.term = ${`sp:${q.specialtyId}`}::text)`);
+  }
   if (q.insurancePlanId) {
-    filters.push(sql`CASE WHEN pt.insurance_managed_at_practice
-      THEN EXISTS (SELECT 1 FROM practice_insurance_plans pip
-                   WHERE pip.env = pt.env AND pip.practice_id = pt.id AND pip.insurance_plan_id = ${q.insurancePlanId}::text)
-      ELSE EXISTS (SELECT 1 FROM provider_location_insurance_plans plip
-                   WHERE plip.env = pl.env AND plip.provider_location_id = pl.id AND plip.insurance_plan_id = ${q.insurancePlanId}::text)
-      END`);
+    // Only the candidates that passed every other filter reach the provider-location and its practice.
+    filters.push(sql`EXISTS (SELECT 1 FROM provider_locations pl
+      JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
+      JOIN practices pt ON pt.env = p.env AND pt.id = p.practice_id
+      WHERE pl.env = s.env AND pl.id = s.provider_location_id
+        AND CASE WHEN pt.insurance_managed_at_practice
+          THEN EXISTS (SELECT 1 FROM practice_insurance_plans pip
+                       WHERE pip.env = pt.env AND pip.practice_id = pt.id AND pip.insurance_plan_id = ${q.insurancePlanId}::text)
+          ELSE EXISTS (SELECT 1 FROM provider_location_insurance_plans plip
+                       WHERE plip.env = pl.env AND plip.provider_location_id = pl.id AND plip.insurance_plan_id = ${q.insurancePlanId}::text)
+          END)`);
   }
   const extra = filters.length ? sql`AND ${sql.join(filters, sql` AND `)}` : sql``;
+  // Search rows exist only for active provider-locations; the caller's directory is an index-only
+  // probe of `developer_provider_locations_active`.
   const base = sql`
-    FROM locations l
-    JOIN provider_locations pl ON pl.env = l.env AND pl.location_id = l.id AND pl.active
+    FROM provider_location_search s
     JOIN developer_provider_locations dpl
-      ON dpl.developer_id = ${caller.developerId} AND dpl.provider_location_id = pl.id AND dpl.env = pl.env
-    JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
-    JOIN practices pt ON pt.env = p.env AND pt.id = p.practice_id`;
+      ON dpl.env = s.env AND dpl.developer_id = ${caller.developerId} AND dpl.provider_location_id = s.provider_location_id AND dpl.active`;
 
   const parts: RawBuilder<unknown>[] = [];
   if (q.visitType !== 'video_visit') {
     parts.push(sql`
-      SELECT pl.id, ${distanceMiSql('l.latitude', 'l.longitude', lat, lon)} AS distance
+      SELECT s.provider_location_id AS id, ${distanceMiSql('s.latitude', 's.longitude', lat, lon)} AS distance
       ${base}
-      WHERE l.env = ${caller.env} AND NOT l.is_virtual AND pl.provider_location_type = 'in_person_provider'
-        AND l.latitude BETWEEN ${box.minLat}::float8 AND ${box.maxLat}::float8
-        AND l.longitude BETWEEN ${box.minLon}::float8 AND ${box.maxLon}::float8
+      WHERE s.env = ${caller.env} AND s.term = ${term}::text AND NOT s.is_virtual
+        AND s.latitude BETWEEN ${box.minLat}::float8 AND ${box.maxLat}::float8
+        AND s.longitude BETWEEN ${box.minLon}::float8 AND ${box.maxLon}::float8
         ${extra}`);
   }
   if (q.visitType !== 'in_person') {
     parts.push(sql`
-      SELECT pl.id, NULL::float8 AS distance
+      SELECT s.provider_location_id AS id, NULL::float8 AS distance
       ${base}
-      WHERE l.env = ${caller.env} AND l.state = ${state}
-        AND (l.is_virtual OR pl.provider_location_type = 'virtual_provider')
+      WHERE s.env = ${caller.env} AND s.term = ${term}::text AND s.is_virtual AND s.state = ${state}::text
         ${extra}`);
   }
   const { rows } = await sql<{ id: string; distance: number | null; total: string | number }>`

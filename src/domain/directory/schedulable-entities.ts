@@ -2,7 +2,7 @@
  * Schedulable entities (interface.md §2.4, §4.8): the caller's active provider-locations with their
  * availability summaries, and the 72-hour change summary of the caller's directory.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { AvailabilityCache } from './availability-cache.js';
 import { directoryAvailability, type PatientTypeAvailability } from './availability-summary.js';
@@ -59,6 +59,139 @@ function availabilityUrlPrefix(publicBaseUrl: string, plId: string, visitReasonI
   return `${publicBaseUrl}/v1/provider_locations/availability?provider_location_ids=${formEncode(plId)}${reason}&patient_type=`;
 }
 
+interface EntityRow {
+  id: string;
+  npi: string;
+  go_live: Date;
+  profile_updated_at: Date;
+  time_zone: string;
+  main_specialty_id: string | null;
+  main_specialty_name: string | null;
+  default_visit_reason_id: string | null;
+  visit_reason_ids: string[];
+  provider_id: string;
+  location_id: string;
+}
+
+/**
+ * The rows of one page of entities. `page` is a statement yielding the page's `(id, added_at)` in
+ * id order with its LIMIT and OFFSET (planned on its own: it is a MATERIALIZED CTE), plus a `total`
+ * column with `countInPage`. `count` is a statement counting every entity of the listing: without
+ * `countInPage` it runs once, as an InitPlan of the same statement (the page's snapshot); either way
+ * it runs alone when the page is empty. Only the page's rows are read from their provider-location, provider, location and
+ * specialty, by primary key.
+ *
+ * The lookups are a LATERAL subquery with `LIMIT 1` (an id has one row) on purpose: joined plainly,
+ * the planner hashes whole tables for a page of thousands (every provider, location and
+ * provider-location of the environment, other developers' included), which makes a page's cost grow
+ * with the environment instead of the page (measured in docs/directory-format.md).
+ */
+async function entityPage(
+  db: Db,
+  caller: DirectoryCaller,
+  page: RawBuilder<unknown>,
+  count: RawBuilder<unknown>,
+  countInPage = false,
+): Promise<{ rows: EntityRow[]; total: number }> {
+  const { rows } = await sql<EntityRow & { total: string | number }>`
+    WITH page AS MATERIALIZED (${page})
+    SELECT page.id, e.npi, e.go_live, e.profile_updated_at, e.time_zone, e.main_specialty_id, e.main_specialty_name,
+           e.default_visit_reason_id, e.visit_reason_ids, e.provider_id, e.location_id, ${countInPage ? sql`page.total` : sql`(${count})`} AS total
+    FROM page
+    CROSS JOIN LATERAL (
+      SELECT p.npi, greatest(pl.go_live_at, page.added_at) AS go_live, pl.profile_updated_at, l.time_zone,
+             p.main_specialty_id, s.name AS main_specialty_name, p.default_visit_reason_id, p.visit_reason_ids,
+             pl.provider_id, pl.location_id
+      FROM provider_locations pl
+      JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
+      JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
+      LEFT JOIN specialties s ON s.env = p.env AND s.id = p.main_specialty_id
+      WHERE pl.env = ${caller.env} AND pl.id = page.id
+      LIMIT 1
+    ) e
+    ORDER BY page.id`.execute(db);
+  if (rows.length) return { rows, total: Number(rows[0]!.total) };
+  // An empty page (past the end, or nothing to list): the count alone.
+  const c = await sql<{ n: string | number }>`SELECT (${count}) AS n`.execute(db);
+  return { rows, total: Number(c.rows[0]?.n ?? 0) };
+}
+
+/**
+ * One page of the caller's active directory and its size: an index-only walk of
+ * `developer_provider_locations_active` (migration 0008: the developer's rows whose provider-location
+ * is active, in id order, with `added_at`) and a count on the same index. So a page costs its own
+ * rows plus one narrow index count, whatever the size of the directory.
+ */
+function directoryPage(db: Db, caller: DirectoryCaller, page: number, pageSize: number): Promise<{ rows: EntityRow[]; total: number }> {
+  const mine = sql`dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.active`;
+  return entityPage(
+    db,
+    caller,
+    sql`SELECT dpl.provider_location_id AS id, dpl.added_at FROM developer_provider_locations dpl WHERE ${mine}
+        ORDER BY dpl.provider_location_id LIMIT ${pageSize} OFFSET ${page * pageSize}`,
+    sql`SELECT count(*) FROM developer_provider_locations dpl WHERE ${mine}`,
+  );
+}
+
+/** Up to this many changes in the window, `recentPage` reads the window; past it, the directory. */
+const RECENT_WINDOW_READ_MAX = 5000;
+
+/**
+ * One page of the caller's active entities that went live (activated or added to the directory) or
+ * had a profile update since `since`, and their number.
+ *
+ * A directory in service changes little in 72 hours, so normally only the window is read: every
+ * change of a provider-location's `go_live_at` or `profile_updated_at` is written with a
+ * `directory_changes` row (`writeDirectory`), so the candidates are the environment's changes since
+ * then (`directory_changes_recent`) and the caller's additions since then
+ * (`developer_provider_locations_recent`), as in `recentChangeSummary`, each checked against the
+ * timestamps themselves. Right after a large import the window holds most of the directory, and
+ * de-duplicating it costs more than walking the directory: a bounded probe of the window picks one or
+ * the other (same rows either way).
+ */
+async function recentPage(
+  db: Db,
+  caller: DirectoryCaller,
+  page: number,
+  pageSize: number,
+  since: Date,
+  windowReadMax: number,
+): Promise<{ rows: EntityRow[]; total: number }> {
+  const probe = await sql<{ n: string | number }>`
+    SELECT (SELECT count(*) FROM (SELECT 1 FROM directory_changes dc
+              WHERE dc.env = ${caller.env} AND dc.changed_at >= ${since} LIMIT ${windowReadMax}) c)
+         + (SELECT count(*) FROM (SELECT 1 FROM developer_provider_locations dpl
+              WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.added_at >= ${since}
+              LIMIT ${windowReadMax}) a) AS n`.execute(db);
+  const readWindow = Number(probe.rows[0]?.n ?? 0) < windowReadMax;
+  const recent = sql`(greatest(pl.go_live_at, dpl.added_at) >= ${since} OR pl.profile_updated_at >= ${since})`;
+  const hits = readWindow
+    ? sql`
+      SELECT dpl.provider_location_id AS id, dpl.added_at
+      FROM (
+        SELECT dc.provider_location_id AS id FROM directory_changes dc WHERE dc.env = ${caller.env} AND dc.changed_at >= ${since}
+        UNION
+        SELECT dpl.provider_location_id FROM developer_provider_locations dpl
+        WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.added_at >= ${since}
+      ) ids
+      JOIN developer_provider_locations dpl
+        ON dpl.developer_id = ${caller.developerId} AND dpl.provider_location_id = ids.id AND dpl.env = ${caller.env}
+      JOIN provider_locations pl ON pl.env = ${caller.env} AND pl.id = ids.id AND pl.active
+      WHERE ${recent}`
+    : sql`
+      SELECT dpl.provider_location_id AS id, dpl.added_at
+      FROM developer_provider_locations dpl
+      JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id AND pl.active
+      WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.active AND ${recent}`;
+  return entityPage(
+    db,
+    caller,
+    sql`SELECT h.*, count(*) OVER () AS total FROM (${hits}) h ORDER BY h.id LIMIT ${pageSize} OFFSET ${page * pageSize}`,
+    sql`SELECT count(*) FROM (${hits}) h`,
+    true,
+  );
+}
+
 /**
  * One page of entities (ordered by id) and the total count. With `cache`, availability summaries
  * computed less than its TTL ago are reused (see `availability-cache.ts`).
@@ -66,55 +199,24 @@ function availabilityUrlPrefix(publicBaseUrl: string, plId: string, visitReasonI
 export async function listSchedulableEntities(
   db: Db,
   caller: DirectoryCaller,
-  q: { page: number; pageSize: number; recentOnly: boolean; publicBaseUrl: string; now?: Date; cache?: AvailabilityCache },
+  q: {
+    page: number;
+    pageSize: number;
+    recentOnly: boolean;
+    publicBaseUrl: string;
+    now?: Date;
+    cache?: AvailabilityCache;
+    /** `recentOnly`: the window size past which the directory is walked instead (tests set it to exercise both). */
+    recentWindowReadMax?: number;
+  },
 ): Promise<{ total: number; entities: SchedulableEntity[] }> {
   const now = q.now ?? new Date();
   const since = new Date(now.getTime() - RECENT_WINDOW_MS);
-  const recent = q.recentOnly
-    ? sql`AND (greatest(pl.go_live_at, dpl.added_at) >= ${since} OR pl.profile_updated_at >= ${since})`
-    : sql``;
   // Weekly schedules are not read here: `directoryAvailability` loads them for the summaries it
   // has to compute (none when they are all cached).
-  const { rows } = await sql<{
-    id: string;
-    npi: string;
-    go_live: Date;
-    profile_updated_at: Date;
-    time_zone: string;
-    main_specialty_id: string | null;
-    main_specialty_name: string | null;
-    default_visit_reason_id: string | null;
-    visit_reason_ids: string[];
-    provider_id: string;
-    location_id: string;
-    total: string | number;
-  }>`
-    WITH page AS MATERIALIZED (
-      -- The provider-location's own columns come along from the directory walk (no second join).
-      SELECT pl.id, pl.provider_id, pl.location_id, greatest(pl.go_live_at, dpl.added_at) AS go_live, pl.profile_updated_at,
-             count(*) OVER () AS total
-      FROM developer_provider_locations dpl
-      JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id AND pl.active
-      WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} ${recent}
-      ORDER BY dpl.provider_location_id
-      LIMIT ${q.pageSize} OFFSET ${q.page * q.pageSize}
-    )
-    SELECT page.id, p.npi, page.go_live, page.profile_updated_at, l.time_zone,
-           p.main_specialty_id, s.name AS main_specialty_name, p.default_visit_reason_id, p.visit_reason_ids,
-           page.provider_id, page.location_id, page.total
-    FROM page
-    JOIN providers p ON p.env = ${caller.env} AND p.id = page.provider_id
-    JOIN locations l ON l.env = ${caller.env} AND l.id = page.location_id
-    LEFT JOIN specialties s ON s.env = p.env AND s.id = p.main_specialty_id
-    ORDER BY page.id`.execute(db);
-  let total = rows.length ? Number(rows[0]!.total) : 0;
-  if (rows.length === 0 && q.page > 0) {
-    const c = await sql<{ n: string | number }>`
-      SELECT count(*) AS n FROM developer_provider_locations dpl
-      JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id AND pl.active
-      WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} ${recent}`.execute(db);
-    total = Number(c.rows[0]?.n ?? 0);
-  }
+  const { rows, total } = q.recentOnly
+    ? await recentPage(db, caller, q.page, q.pageSize, since, q.recentWindowReadMax ?? RECENT_WINDOW_READ_MAX)
+    : await directoryPage(db, caller, q.page, q.pageSize);
   const availability = await directoryAvailability(db, { env: caller.env, rows, now, ...(q.cache ? { cache: q.cache } : {}) });
   const entities = rows.map((r): SchedulableEntity => {
     const a = availability.get(r.id);

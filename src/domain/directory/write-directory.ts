@@ -24,10 +24,38 @@ export interface WriteSummary {
   profile_updated: number;
 }
 
-function chunks<T>(rows: T[]): T[][] {
+/** Ids per statement when the search rows are refreshed (one `text[]` parameter each). */
+const SEARCH_BATCH = 5000;
+
+function chunks<T>(rows: T[], size = BATCH): T[][] {
   const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += BATCH) out.push(rows.slice(i, i + BATCH));
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
   return out;
+}
+
+/**
+ * Rebuilds the search rows (`provider_location_search`, migration 0008) of the given
+ * provider-locations from their provider and location: one row per term of the provider
+ * (`sp:` each of `specialty_ids`, `vr:` each of `visit_reason_ids`), none for an inactive one.
+ * The same statement as the migration's fill, limited to `ids`.
+ */
+export async function refreshSearchRows(trx: Kysely<Database>, env: Env, ids: string[]): Promise<void> {
+  for (const batch of chunks(ids, SEARCH_BATCH)) {
+    const list = sql`${sql.val(batch)}::text[]`;
+    await sql`DELETE FROM provider_location_search WHERE env = ${env} AND provider_location_id = ANY(${list})`.execute(trx);
+    await sql`
+      INSERT INTO provider_location_search (env, term, provider_location_id, is_virtual, state, latitude, longitude)
+      SELECT pl.env, t.term, pl.id, l.is_virtual OR pl.provider_location_type = 'virtual_provider', l.state, l.latitude, l.longitude
+      FROM provider_locations pl
+      JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
+      JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
+      CROSS JOIN LATERAL (
+        SELECT 'sp:' || s FROM unnest(p.specialty_ids) s
+        UNION
+        SELECT 'vr:' || v FROM unnest(p.visit_reason_ids) v
+      ) t(term)
+      WHERE pl.env = ${env} AND pl.id = ANY(${list}) AND pl.active`.execute(trx);
+  }
 }
 
 /**
@@ -74,7 +102,7 @@ async function upsert(
  * autovacuum analysed the tables minutes later. Run it after the write's transaction commits.
  */
 export async function analyzeDirectory(db: Kysely<Database>): Promise<void> {
-  await sql`ANALYZE providers, locations, provider_locations, developer_provider_locations, weekly_schedules,
+  await sql`ANALYZE providers, locations, provider_locations, developer_provider_locations, provider_location_search, weekly_schedules,
     provider_location_insurance_plans, practices, practice_insurance_plans, facilities, directory_changes,
     specialties, visit_reasons, insurance_plans`.execute(db);
 }
@@ -237,7 +265,7 @@ export async function writeDirectory(
   // interface.md §2.4 "profile updated": NPI, name, specialty, address or default visit reason.
   const providerProfile = ['npi', 'first_name', 'last_name', 'title', 'main_specialty_id', 'specialty_ids', 'default_visit_reason_id'];
   (await changedColumns(t, 'providers', env, providerRows, providerProfile)).forEach((id) => changedProviders.add(id));
-  await upsert(t, 'providers', providerRows, providerCols, { updated_at: now });
+  const providersWritten = await upsert(t, 'providers', providerRows, providerCols, { updated_at: now });
   if (renamedSpecialties.size) {
     const ids = [...renamedSpecialties];
     const holders = await trx
@@ -272,7 +300,7 @@ export async function writeDirectory(
     }));
   const locationProfile = ['is_virtual', 'location_name', 'address1', 'address2', 'city', 'state', 'zip_code', 'latitude', 'longitude', 'time_zone'];
   (await changedColumns(t, 'locations', env, locationRows, locationProfile)).forEach((id) => changedLocations.add(id));
-  await upsert(t, 'locations', locationRows, locCols, { updated_at: now });
+  const locationsWritten = await upsert(t, 'locations', locationRows, locCols, { updated_at: now });
   progress(doc.locations?.length ?? 0);
 
   const plRows = (doc.provider_locations ?? []).map((pl) => ({
@@ -401,6 +429,18 @@ export async function writeDirectory(
         .execute();
     }
   }
+
+  // The search rows of every provider-location whose own row, provider or location changed. A
+  // provider or location inserted by this write has no provider-location but those it inserted.
+  const searchStale = new Set([...pl.inserted, ...pl.updated]);
+  for (const [column, ids] of [['provider_id', providersWritten.updated], ['location_id', locationsWritten.updated]] as const) {
+    for (const batch of chunks(ids, SEARCH_BATCH)) {
+      const { rows } = await sql<{ id: string }>`
+        SELECT id FROM provider_locations WHERE env = ${env} AND ${sql.ref(column)} = ANY(${sql.val(batch)}::text[])`.execute(trx);
+      rows.forEach((r) => searchStale.add(r.id));
+    }
+  }
+  await refreshSearchRows(trx, env, [...searchStale]);
 
   return {
     practices: doc.practices?.length ?? 0,
