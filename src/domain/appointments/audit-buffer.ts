@@ -8,27 +8,18 @@ import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
 import type { AuditLogTable, Database } from '../../db/schema.js';
 
 /**
- * One statement text for every batch size: the rows travel as one array per column. A multi-row
- * `VALUES` list would be a different statement (parse, plan, prepared-statement slot) for each
- * batch size, and building it with the query builder cost milliseconds per flush.
+ * One statement text for every batch size: the rows travel as one JSON array (serialized natively)
+ * and PostgreSQL expands it. A multi-row `VALUES` list would be a different statement (parse, plan,
+ * prepared-statement slot) for each batch size, and building it with the query builder cost
+ * milliseconds per flush; one array parameter per column cost the driver's per-element escaping.
  */
 const FLUSH_SQL = `INSERT INTO audit_log (env, developer_id, actor_client_id, actor_user_id, actor_kind, appointment_id, action, request_id, at)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[])`;
+  SELECT env, developer_id, actor_client_id, actor_user_id, actor_kind, appointment_id, action, request_id, at
+  FROM json_to_recordset($1::json) AS r(env text, developer_id text, actor_client_id text, actor_user_id text, actor_kind text,
+    appointment_id text, action text, request_id text, at timestamptz)`;
 
 function flushQuery(batch: Insertable<AuditLogTable>[]): CompiledQuery {
-  const cols: unknown[][] = [[], [], [], [], [], [], [], [], []];
-  for (const r of batch) {
-    cols[0]!.push(r.env);
-    cols[1]!.push(r.developer_id);
-    cols[2]!.push(r.actor_client_id ?? null);
-    cols[3]!.push(r.actor_user_id ?? null);
-    cols[4]!.push(r.actor_kind);
-    cols[5]!.push(r.appointment_id);
-    cols[6]!.push(r.action);
-    cols[7]!.push(r.request_id ?? null);
-    cols[8]!.push(r.at ?? null);
-  }
-  return CompiledQuery.raw(FLUSH_SQL, cols);
+  return CompiledQuery.raw(FLUSH_SQL, [JSON.stringify(batch)]);
 }
 
 export class AuditBuffer {
@@ -43,7 +34,8 @@ export class AuditBuffer {
 
   /** Queues a record; it keeps the time of the read (`at`), not the time of the flush. */
   add(record: Insertable<AuditLogTable>): void {
-    this.pending.push(record.at === undefined ? { ...record, at: new Date() } : record);
+    record.at ??= new Date();
+    this.pending.push(record);
     if (this.pending.length >= (this.opts.maxBatch ?? 200)) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.opts.flushMs ?? 50);
   }
