@@ -5,5 +5,5 @@ export { createCarebookClient, unwrap, type CarebookClient, type CarebookClientO
 export { CarebookError, errorFromResponse, type ApiErrorItem } from './errors.js';
 export { authorizeUrl, base64url, codeChallenge, createCodeVerifier, createState, exchangeCode, parseCallback, startAuthorization, type AuthorizeUrlOptions, type PkceStart } from './pkce.js';
 export { backoffMs, retryAfterMs, withRetries, type RetryOptions } from './retry.js';
-export { ClientCredentialsTokenSource, UserTokenSource, refreshUserToken, requestToken, staticToken, type ClientCredentialsOptions, type TokenResponse, type TokenSource, type UserTokenOptions } from './tokens.js';
+export { ClientCredentialsTokenSource, UserTokenSource, refreshUserToken, requestToken, staticToken, userTokenFetch, type ClientCredentialsOptions, type TokenResponse, type TokenSource, type UserTokenOptions } from './tokens.js';
 export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookEvent } from './webhooks.js';

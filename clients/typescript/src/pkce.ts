@@ -1,7 +1,8 @@
 /**
  * The authorization code flow with PKCE (interface.md §5.2), for browsers and Node alike (Web Crypto).
  */
-import { requestToken, type TokenResponse } from './tokens.js';
+import type { RetryOptions } from './retry.js';
+import { requestToken, userTokenFetch, type TokenResponse } from './tokens.js';
 
 /** URL-safe base64 without padding. */
 export function base64url(bytes: Uint8Array): string {
@@ -89,7 +90,10 @@ export function parseCallback(callbackUrl: string | URL, expectedState: string):
   return code;
 }
 
-/** Exchanges an authorization code (interface.md §5.2 step 4). */
+/**
+ * Exchanges an authorization code (interface.md §5.2 step 4). 429 and 503 answers are retried as
+ * `Retry-After` says, network failures are not (`userTokenFetch`); `retry: false` turns retries off.
+ */
 export function exchangeCode(opts: {
   tokenUrl: string;
   clientId: string;
@@ -97,10 +101,11 @@ export function exchangeCode(opts: {
   redirectUri: string;
   verifier: string;
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  retry?: RetryOptions | false;
 }): Promise<TokenResponse> {
   return requestToken(
     opts.tokenUrl,
     { grant_type: 'authorization_code', client_id: opts.clientId, code: opts.code, redirect_uri: opts.redirectUri, code_verifier: opts.verifier },
-    opts.fetch,
+    userTokenFetch(opts.fetch, opts.retry),
   );
 }

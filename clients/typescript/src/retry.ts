@@ -14,6 +14,12 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** Statuses that are retried (default 429 and 503). */
   retryOn?: number[];
+  /**
+   * Whether a network failure (no answer) is tried again (default true). The token requests of a
+   * signed-in user set it to false: an authorization code or a refresh token is single-use, and a
+   * request that reached the service before the connection broke may have spent it.
+   */
+  retryNetworkErrors?: boolean;
   /** Waits; replaceable in tests. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -54,7 +60,7 @@ export function withRetries(fetchFn: (request: Request) => Promise<Response>, op
       try {
         response = await fetchFn(last ? request : request.clone());
       } catch (err) {
-        if (last || request.signal?.aborted) throw err;
+        if (last || request.signal?.aborted || opts.retryNetworkErrors === false) throw err;
         await sleep(backoffMs(attempt, base, max));
         continue;
       }

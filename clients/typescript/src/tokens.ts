@@ -3,6 +3,7 @@
  * refresh themselves, and a fixed token. All token sources share one interface, `TokenSource`.
  */
 import { errorFromResponse } from './errors.js';
+import { withRetries, type RetryOptions } from './retry.js';
 
 /** Anything that can hand out a current bearer token. */
 export interface TokenSource {
@@ -22,6 +23,17 @@ export interface TokenResponse {
 }
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * The fetch of a signed-in user's token requests (code exchange, refresh): answers 429 and 503 are
+ * tried again as `Retry-After` says (the service refused before spending the code or token), but a
+ * network failure is not (a single-use code or refresh token may have been spent); `false`: no retry.
+ */
+export function userTokenFetch(fetchFn: FetchLike = fetch, retry: RetryOptions | false = {}): FetchLike {
+  if (retry === false) return fetchFn;
+  const send = withRetries((request) => fetchFn(request), { ...retry, retryNetworkErrors: false });
+  return (input, init) => send(new Request(input, init));
+}
 
 /** POSTs a JSON body to the token endpoint and returns its answer, or throws a `CarebookError`. */
 export async function requestToken(tokenUrl: string, body: Record<string, string>, fetchFn: FetchLike = fetch): Promise<TokenResponse> {
@@ -120,6 +132,8 @@ export interface UserTokenOptions {
   /** Called with every new token response, e.g. to persist the rotated refresh token. */
   onRefresh?: (tokens: TokenResponse) => void | Promise<void>;
   fetch?: FetchLike;
+  /** Retry policy for 429/503 answers to the refresh (`userTokenFetch`); `false` turns it off. */
+  retry?: RetryOptions | false;
   now?: () => number;
 }
 
@@ -154,7 +168,9 @@ export class UserTokenSource implements TokenSource {
     this.pending ??= (async () => {
       const refreshToken = this.tokens.refresh_token;
       if (!refreshToken) throw new Error('no refresh token: request the offline_access scope');
-      const res = await refreshUserToken({ tokenUrl: this.opts.tokenUrl, clientId: this.opts.clientId, refreshToken, fetch: this.opts.fetch });
+      const res = await refreshUserToken({
+        tokenUrl: this.opts.tokenUrl, clientId: this.opts.clientId, refreshToken, fetch: this.opts.fetch, retry: this.opts.retry,
+      });
       this.tokens = res;
       this.renewAt = this.now() + renewDelayMs(res.expires_in, this.opts.renewBeforeSeconds ?? 60);
       await this.opts.onRefresh?.(res);
@@ -175,9 +191,16 @@ export class UserTokenSource implements TokenSource {
   }
 }
 
-/** Exchanges a refresh token for new tokens (interface.md §5.2 step 5). */
-export function refreshUserToken(opts: { tokenUrl: string; clientId: string; refreshToken: string; fetch?: FetchLike }): Promise<TokenResponse> {
-  return requestToken(opts.tokenUrl, { grant_type: 'refresh_token', refresh_token: opts.refreshToken, client_id: opts.clientId }, opts.fetch);
+/**
+ * Exchanges a refresh token for new tokens (interface.md §5.2 step 5); 429 and 503 answers are
+ * retried (`userTokenFetch`), `retry: false` turns that off.
+ */
+export function refreshUserToken(opts: { tokenUrl: string; clientId: string; refreshToken: string; fetch?: FetchLike; retry?: RetryOptions | false }): Promise<TokenResponse> {
+  return requestToken(
+    opts.tokenUrl,
+    { grant_type: 'refresh_token', refresh_token: opts.refreshToken, client_id: opts.clientId },
+    userTokenFetch(opts.fetch, opts.retry),
+  );
 }
 
 /** A token that never changes (e.g. an anonymous token held by a browser). */

@@ -17,11 +17,13 @@ import {
   retryAfterMs,
   startAuthorization,
   unwrap,
+  userTokenFetch,
   UserTokenSource,
   verifyWebhook,
   WebhookVerificationError,
   withRetries,
 } from '../src/index.js';
+import { startProxy } from './proxy.js';
 import { startService, type Service } from './service.js';
 
 function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
@@ -84,6 +86,57 @@ describe('PKCE, user tokens and webhooks against the service', () => {
     expect(refreshed).toHaveLength(1);
     expect(user.refreshToken).toBe(refreshed[0]);
     expect(user.refreshToken).not.toBe(tokens.refresh_token);
+  });
+
+  it('the code exchange and the refresh are retried on 429/503 answers through a proxy; network failures are not', async () => {
+    const redirectUri = `${s.baseUrl}/demo/callback`;
+    const start = await startAuthorization({
+      authUrl: s.t.config.authUrl,
+      clientId: s.creds.user_client_id,
+      redirectUri,
+      scope: 'external.appointment.read offline_access',
+      audience: 'DeveloperApiPatient-Sandbox',
+    });
+    await createUser(s.t.db, { env: 'sandbox', email: 'retry@example.com', password: 'retry-password-1', role: 'patient', providerId: null });
+    const { code } = await authorizeWithForms(
+      s.t,
+      s.creds,
+      { email: 'retry@example.com', password: 'retry-password-1', scope: 'external.appointment.read offline_access', redirectUri, state: start.state },
+      start.verifier,
+    );
+    const plan = [{ status: 429, headers: { 'retry-after': '0' } }, undefined, { status: 503, headers: { 'retry-after': '0' } }];
+    const tokenPath = `${authPath(s.t)}/oauth/token`;
+    const proxy = await startProxy(s.baseUrl, (path) => (path.startsWith(tokenPath) ? plan.shift() : undefined));
+    try {
+      const tokenUrl = `${proxy.url}${tokenPath}`;
+      const tokens = await exchangeCode({ tokenUrl, clientId: s.creds.user_client_id, code, redirectUri, verifier: start.verifier, retry: { baseDelayMs: 10 } });
+      expect(tokens.refresh_token).toEqual(expect.any(String));
+      const user = new UserTokenSource({ tokenUrl, clientId: s.creds.user_client_id, initial: tokens, retry: { baseDelayMs: 10 } });
+      const access = await user.refresh();
+      expect(access).not.toBe(tokens.access_token);
+      expect(user.refreshToken).not.toBe(tokens.refresh_token);
+      // 429 then the exchange; 503 then the refresh: each single-use credential was spent once.
+      expect(proxy.seen.filter((x) => x.path.startsWith(tokenPath)).map((x) => x.status)).toEqual([429, 200, 503, 200]);
+    } finally {
+      await proxy.close();
+    }
+
+    // No answer at all: the request may have spent the code or token, so it is not sent again.
+    let calls = 0;
+    const broken = userTokenFetch(async () => {
+      calls++;
+      throw new TypeError('fetch failed');
+    }, { baseDelayMs: 1 });
+    await expect(broken('http://127.0.0.1:1/auth/oauth/token', { method: 'POST', body: '{}' })).rejects.toThrow('fetch failed');
+    expect(calls).toBe(1);
+    // A 503 answer is retried as often as the policy says.
+    let answers = 0;
+    const busy = userTokenFetch(async () => {
+      answers++;
+      return new Response('{}', { status: 503, headers: { 'retry-after': '0' } });
+    }, { retries: 2 });
+    expect((await busy('http://127.0.0.1:1/auth/oauth/token', { method: 'POST', body: '{}' })).status).toBe(503);
+    expect(answers).toBe(3);
   });
 
   it('verifies real deliveries of the mock webhook; refuses tampering, old timestamps and wrong keys', async () => {
