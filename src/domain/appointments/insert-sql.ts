@@ -1,25 +1,18 @@
 /**
  * `INSERT` statements as raw SQL, for the booking hot path: Kysely's query builder costs about half
- * a millisecond of CPU to build and compile a five-table insert, and even the `sql` tag re-compiles
- * its fragments on every call. `insertStatement` builds the text once per shape (tables and their
+ * a millisecond of CPU to build and compile a five-table insert, and even the `sql` tag compiles its
+ * fragments on every call. `insertStatement` builds the text once per shape (tables and their
  * column lists) and afterwards only collects the parameters. The values are the same typed rows the
  * builder takes and travel as the same parameters; columns whose value is `undefined` are left out
  * (as the builder does).
  */
-import { CompiledQuery, sql, type Insertable, type RawBuilder } from 'kysely';
+import { CompiledQuery, type Insertable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
 /** One row for one table. */
 export interface InsertPart<T extends keyof Database & string = keyof Database & string> {
   table: T;
   row: Insertable<Database[T]>;
-}
-
-/** `INSERT INTO <table> (<columns>) VALUES (<parameters>)` for one row. */
-export function insertRow<T extends keyof Database & string>(table: T, row: Insertable<Database[T]>): RawBuilder<unknown> {
-  const r = row as Record<string, unknown>;
-  const keys = Object.keys(r).filter((k) => r[k] !== undefined);
-  return sql`INSERT INTO ${sql.table(table)} (${sql.join(keys.map((k) => sql.ref(k)))}) VALUES (${sql.join(keys.map((k) => r[k]))})`;
 }
 
 const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
