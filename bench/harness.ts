@@ -28,6 +28,8 @@ export interface Scenario {
   baseline: BaselineName;
   method?: 'GET' | 'POST' | 'PUT';
   path: string;
+  /** An absolute URL to measure instead of the service's `path` (a reference handler of the group's own). */
+  url?: string;
   headers?: Record<string, string>;
   body?: string;
   /** Per-request bodies (e.g. distinct booking slots), used in turn; overrides `body`. */

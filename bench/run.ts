@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     const measured: Result[] = [];
     for (const s of scenarios) {
       if (only && !only.test(s.name)) continue;
-      const r: Result = { ...(await measure(s.name, `${baseUrl}${s.path}`, s, opts)), baseline: s.baseline };
+      const r: Result = { ...(await measure(s.name, s.url ?? `${baseUrl}${s.path}`, s, opts)), baseline: s.baseline };
       measured.push(r);
       say(`  ${r.name}: ${r.requestsPerSec} req/s, p50 ${r.p50} ms (${(r.requestsPerSec / base[s.baseline].requestsPerSec).toFixed(3)} × ${s.baseline})${r.non2xx ? `, non-2xx ${r.failures}` : ''}`);
     }

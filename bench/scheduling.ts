@@ -13,16 +13,23 @@
  *   service's latency; goals on PostgreSQL: median < 25 ms and < 100 ms);
  * - booking throughput, each request booking a distinct free slot (compare with the `insert`
  *   baseline; goal ≥ 0.3×);
+ * - the booking's atomic write alone, as a reference without a goal: a bare Fastify handler running
+ *   the service's own booking statement (`bookingStatement`) for given free slots, with no validation,
+ *   schedule read, authentication or response schema. Its ratio to `insert` is the ceiling the
+ *   booking scenario's ratio cannot pass;
  * - `GET /v1/appointments/{id}` (compare with the `select` baseline; goal ≥ 0.5×).
  * Booking bodies are precomputed (one per free slot, up to `MAX_BODIES`), so the harness can hand
  * them to autocannon's worker thread.
  */
+import Fastify from 'fastify';
 import { decodeJwt } from 'jose';
 import { DateTime } from 'luxon';
 import { sql } from 'kysely';
 import type { Db } from '../src/db/database.js';
 import type { Env } from '../src/db/schema.js';
+import { bookingStatement } from '../src/domain/appointments/create.js';
 import { computeAvailability } from '../src/domain/scheduling/availability.js';
+import { loadProviderLocations } from '../src/domain/scheduling/schedule-data.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';
 import { writeDirectory } from '../src/domain/directory/write-directory.js';
 import type { Scenario } from './harness.js';
@@ -110,6 +117,38 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
   }
   process.stdout.write(`  [scheduling] ${pls.length} provider-locations accept ${reason}; ${queue.length} distinct free slots prepared for booking\n`);
 
+  // The booking's atomic write alone (the ceiling of booking throughput): a bare Fastify handler that
+  // runs the service's own booking statement (`bookingStatement`) for a slot it is given, without the
+  // service's validation, schedule read, authentication or response schema. Its slots are those of
+  // the next four weeks, so the two booking scenarios never compete for a slot.
+  const later = await computeAvailability(input.db, {
+    env, providerLocationIds: onePerProvider, visitReasonId: reason, patientType: 'new',
+    from: DateTime.utc().plus({ days: 31 }).toISODate()!, to: DateTime.utc().plus({ days: 59 }).toISODate()!,
+  });
+  const writeBodies: string[] = [];
+  const laterLists = [...later].map(([id, a]) => ({ id, slots: a.slots }));
+  for (let i = 0; writeBodies.length < MAX_BODIES && laterLists.some((l) => i < l.slots.length); i++) {
+    for (const l of laterLists) if (i < l.slots.length && writeBodies.length < MAX_BODIES) writeBodies.push(JSON.stringify({ pl: l.id, start: l.slots[i]!.startTime }));
+  }
+  const contexts = await loadProviderLocations(input.db, env, [...later.keys()]);
+  const durationNew = (await input.db.selectFrom('visit_reasons').select('duration_new_minutes').where('env', '=', env).where('id', '=', reason).executeTakeFirstOrThrow()).duration_new_minutes;
+  const claims = decodeJwt(input.token);
+  const principal = { kind: 'client' as const, env, developerId, clientId: String(claims.client_id), scopes: new Set<never>() };
+  const texts = new Map<string, string>();
+  const patient = JSON.parse(queue[0]!).data.patient;
+  const writer = Fastify({ logger: false });
+  writer.post<{ Body: { pl: string; start: string } }>('/booking-write', async (req) => {
+    const start = new Date(req.body.start);
+    const statement = bookingStatement(texts, {
+      principal, pl: contexts.get(req.body.pl)!, patient, visitReasonId: reason, patientType: 'new',
+      start, end: new Date(start.getTime() + durationNew * 60_000), now: new Date(),
+    });
+    const { rows } = await input.db.executeQuery<{ id: string }>(statement);
+    return { id: rows[0]!.id };
+  });
+  const writerUrl = await writer.listen({ port: 0, host: '127.0.0.1' });
+  writer.server.unref();
+
   return [
     { name: 'availability 50 PLs × 7 days', baseline: 'select', path: availability(7), headers: auth, connections: 1, target: { maxP50Ms: 25, label: 'issue #8 §7, on PostgreSQL' } },
     { name: 'availability 50 PLs × 31 days', baseline: 'select', path: availability(31), headers: auth, connections: 1, target: { maxP50Ms: 100, label: 'issue #8 §7, on PostgreSQL' } },
@@ -121,6 +160,14 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
       headers: auth,
       bodies: queue,
       target: { minRatio: 0.3, label: 'issue #8 §7' },
+    },
+    {
+      name: "booking's atomic write alone (bare handler, reference)",
+      baseline: 'insert',
+      method: 'POST',
+      path: '/booking-write',
+      url: `${writerUrl}/booking-write`,
+      bodies: writeBodies,
     },
     { name: 'GET /v1/appointments/{id}', baseline: 'select', path: `/v1/appointments/${readId}`, headers: auth, target: { minRatio: 0.5, label: 'issue #8 §7' } },
   ];

@@ -3,7 +3,7 @@
  * time against the schedule, and in one atomic statement stores the patient and the appointment, holds
  * the time (the database refuses an overlap: 409), and writes the outbox event and the audit record.
  */
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { ApiError, badRequest, type FieldError } from '../errors.js';
 import { prefixedId, uuid } from '../../lib/ids.js';
@@ -94,72 +94,105 @@ export async function createAppointment(
   }
   const startDate = start!.toJSDate();
   const endDate = start!.plus({ minutes: duration }).toJSDate();
-  const manual = pl!.confirmationType === 'manual';
-  const neverEvaluated = pl!.id === SANDBOX_FIXTURES.pending;
-  const id = uuid();
-  const p = d.patient;
-
-  const patientId = prefixedId('pa');
-  const actor = { kind: 'principal' as const, principal, ...(opts.requestId ? { requestId: opts.requestId } : {}) };
-  const change = { env: principal.env, developerId: principal.developerId, appointmentId: id, updateType: 'created' as const, changedAttributes: [], action: 'create' };
-  // One atomic statement: the patient, the appointment, its held time (the no-overlap constraint
-  // refuses a taken time: 409), the outbox event and the audit record (contracts.md §5, §7). Raw SQL
-  // (insert-sql.ts): the builder's cost for this statement was a large part of a booking's CPU.
   const row = await retrying(async () => {
-    const statement = insertStatement(statementTexts, [
-      ['patient', { table: 'patients', row: {
-        id: patientId,
-        env: principal.env,
-        developer_id: principal.developerId,
-        created_by_user_id: principal.kind === 'user' ? principal.userId : null,
-        developer_patient_id: p.developer_patient_id ?? null,
-        first_name: p.first_name,
-        last_name: p.last_name,
-        date_of_birth: p.date_of_birth,
-        sex_at_birth: p.sex_at_birth,
-        phone_number: p.phone_number,
-        email_address: p.email_address,
-        address: JSON.stringify(p.patient_address),
-        insurance: p.insurance ? JSON.stringify(p.insurance) : null,
-        gender: p.gender ?? null,
-      } }],
-      ['hold', { table: 'appointment_holds', row: {
-        appointment_id: id, kind: 'current', env: principal.env, provider_id: pl!.providerId, during: rangeLiteral(startDate, endDate),
-      } }],
-      ['event', { table: 'outbox_events', row: outboxRecord(actor, change) }],
-      ['audit', { table: 'audit_log', row: auditRecord(actor, change) }],
-    ], { table: 'appointments', row: {
-        id,
-        env: principal.env,
-        developer_id: principal.developerId,
-        booked_by_client_id: principal.clientId,
-        booked_by_user_id: principal.kind === 'user' ? principal.userId : null,
-        patient_id: patientId,
-        developer_patient_id: p.developer_patient_id ?? null,
-        provider_location_id: pl!.id,
-        provider_id: pl!.providerId,
-        location_id: pl!.locationId,
-        practice_id: pl!.practiceId,
-        visit_reason_id: d.visit_reason_id,
-        patient_type: d.patient_type,
-        start_time: startDate,
-        end_time: endDate,
-        time_zone: pl!.timeZone,
-        pending_start_time: null,
-        pending_end_time: null,
-        appointment_status: 'pending_booking',
-        // contracts.md §6: auto bookings are `pending_evaluation` until the evaluator decides.
-        confirmation_type: manual ? 'manual' : 'pending_evaluation',
-        visit_type: pl!.visitType,
-        is_provider_resource: pl!.isProviderResource,
-        notes: d.notes ?? null,
-        cancellation_reason: null,
-        cancellation_reason_type: null,
-        arrived_at: null,
-        evaluate_after: manual || neverEvaluated ? null : now,
-    } }, '*');
-    const { rows } = await db.executeQuery<Omit<AppointmentRow, 'location_phone_number' | 'location_phone_extension'>>(statement);
+    const { rows } = await db.executeQuery<Omit<AppointmentRow, 'location_phone_number' | 'location_phone_extension'>>(
+      bookingStatement(statementTexts, {
+        principal,
+        pl: pl!,
+        patient: d.patient,
+        visitReasonId: d.visit_reason_id,
+        patientType: d.patient_type,
+        notes: d.notes,
+        start: startDate,
+        end: endDate,
+        now,
+        ...(opts.requestId ? { requestId: opts.requestId } : {}),
+      }),
+    );
     return rows[0]!;
   }).catch((e: unknown) => slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time'));
   return { ...row, location_phone_number: pl!.locationPhone, location_phone_extension: pl!.locationPhoneExtension };
+}
+
+/** What `bookingStatement` writes: a booking its caller has already checked. */
+export interface BookingWrite {
+  principal: Principal;
+  pl: ProviderLocationContext;
+  patient: PatientInput;
+  visitReasonId: string;
+  patientType: 'new' | 'existing';
+  notes?: string | undefined;
+  start: Date;
+  end: Date;
+  now: Date;
+  requestId?: string;
+}
+
+/**
+ * The booking's one atomic statement (contracts.md §5, §7): the patient, the appointment, its held
+ * time (the no-overlap constraint refuses a taken time: 409), the outbox event and the audit record,
+ * returning the appointment row. Raw SQL (insert-sql.ts): the query builder's cost for this
+ * statement was a large part of a booking's CPU. Exported for the benchmark that measures this write
+ * on its own (the ceiling of booking throughput).
+ */
+export function bookingStatement(statementTexts: Map<string, string>, w: BookingWrite): CompiledQuery {
+  const { principal, pl, patient: p, start: startDate, end: endDate, now } = w;
+  const manual = pl.confirmationType === 'manual';
+  const neverEvaluated = pl.id === SANDBOX_FIXTURES.pending;
+  const id = uuid();
+  const patientId = prefixedId('pa');
+  const actor = { kind: 'principal' as const, principal, ...(w.requestId ? { requestId: w.requestId } : {}) };
+  const change = { env: principal.env, developerId: principal.developerId, appointmentId: id, updateType: 'created' as const, changedAttributes: [], action: 'create' };
+  return insertStatement(statementTexts, [
+    ['patient', { table: 'patients', row: {
+      id: patientId,
+      env: principal.env,
+      developer_id: principal.developerId,
+      created_by_user_id: principal.kind === 'user' ? principal.userId : null,
+      developer_patient_id: p.developer_patient_id ?? null,
+      first_name: p.first_name,
+      last_name: p.last_name,
+      date_of_birth: p.date_of_birth,
+      sex_at_birth: p.sex_at_birth,
+      phone_number: p.phone_number,
+      email_address: p.email_address,
+      address: JSON.stringify(p.patient_address),
+      insurance: p.insurance ? JSON.stringify(p.insurance) : null,
+      gender: p.gender ?? null,
+    } }],
+    ['hold', { table: 'appointment_holds', row: {
+      appointment_id: id, kind: 'current', env: principal.env, provider_id: pl.providerId, during: rangeLiteral(startDate, endDate),
+    } }],
+    ['event', { table: 'outbox_events', row: outboxRecord(actor, change) }],
+    ['audit', { table: 'audit_log', row: auditRecord(actor, change) }],
+  ], { table: 'appointments', row: {
+      id,
+      env: principal.env,
+      developer_id: principal.developerId,
+      booked_by_client_id: principal.clientId,
+      booked_by_user_id: principal.kind === 'user' ? principal.userId : null,
+      patient_id: patientId,
+      developer_patient_id: p.developer_patient_id ?? null,
+      provider_location_id: pl.id,
+      provider_id: pl.providerId,
+      location_id: pl.locationId,
+      practice_id: pl.practiceId,
+      visit_reason_id: w.visitReasonId,
+      patient_type: w.patientType,
+      start_time: startDate,
+      end_time: endDate,
+      time_zone: pl.timeZone,
+      pending_start_time: null,
+      pending_end_time: null,
+      appointment_status: 'pending_booking',
+      // contracts.md §6: auto bookings are `pending_evaluation` until the evaluator decides.
+      confirmation_type: manual ? 'manual' : 'pending_evaluation',
+      visit_type: pl.visitType,
+      is_provider_resource: pl.isProviderResource,
+      notes: w.notes ?? null,
+      cancellation_reason: null,
+      cancellation_reason_type: null,
+      arrived_at: null,
+      evaluate_after: manual || neverEvaluated ? null : now,
+  } }, '*');
 }
