@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,8 @@ const LOAD = Number(process.env.SOAK_LOAD ?? 0.7);
 const CAPACITY_SECONDS = Number(process.env.SOAK_CAPACITY_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS ?? 16);
 const PORT = Number(process.env.SOAK_PORT ?? 18080);
+/** API processes (`serve --processes`); more than one needs SOAK_DATABASE_URL. */
+const PROCESSES = Number(process.env.SOAK_PROCESSES ?? 1);
 const STRICT = process.env.SOAK_STRICT !== 'false';
 const base = `http://127.0.0.1:${PORT}`;
 
@@ -41,9 +43,28 @@ async function json<T>(method: string, path: string, body?: unknown, token?: str
   return { status: res.status, body: (await res.json().catch(() => ({}))) as T };
 }
 
+/** RSS of a process and its descendants (the cluster's primary and its API processes; tsx's esbuild helpers). */
 async function rssOf(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+  const parents = new Map<number, number>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid) parents.set(Number(entry), ppid);
+  }
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [p, pp] of parents) if (!tree.has(p) && tree.has(pp)) (tree.add(p), (grew = true));
+  }
+  let total = 0;
+  for (const p of tree) {
+    const status = await readFile(`/proc/${p}/status`, 'utf8').catch(() => '');
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
+    if (m) total += Number(m[1]) * 1024;
+  }
+  return total;
 }
 
 function pct(sorted: number[], p: number): number {
@@ -71,7 +92,8 @@ async function main(): Promise<void> {
       await c.end();
     };
   }
-  const child = spawn(process.execPath, ['bin/carebook.mjs', 'serve'], {
+  if (PROCESSES > 1 && !databaseUrl) throw new Error('SOAK_PROCESSES > 1 needs SOAK_DATABASE_URL: the embedded database admits one process');
+  const child = spawn(process.execPath, ['bin/carebook.mjs', 'serve', ...(PROCESSES > 1 ? ['--processes', String(PROCESSES)] : [])], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -22,6 +22,8 @@ export interface ServiceOptions {
   quiet?: boolean;
   /** Run the background workers in this process too (default true). */
   workers?: boolean;
+  /** Print the demo credentials and the listening address (default true; false in a cluster's worker, whose primary prints them). */
+  announce?: boolean;
 }
 
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<RunningService> {
@@ -32,9 +34,10 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const applied = await migrateToLatest(handle.db);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
+  const announce = !opts.quiet && opts.announce !== false;
   if (config.appEnv === 'sandbox') {
     const boot = await bootstrapSandbox(handle.db, { dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl });
-    if (boot.created && boot.credentials && !opts.quiet) {
+    if (boot.created && boot.credentials && announce) {
       process.stdout.write(
         `\nDemo developer created. Credentials (also in ${boot.credentialsFile}):\n` +
           `  developer_id:   ${boot.credentials.developer_id}\n` +
@@ -42,7 +45,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
           `  client_secret:  ${boot.credentials.client_secret}\n` +
           `  user_client_id: ${boot.credentials.user_client_id}\n\n`,
       );
-    } else if (boot.credentials && !opts.quiet) {
+    } else if (boot.credentials && announce) {
       process.stdout.write(`Demo credentials: ${boot.credentialsFile}\n`);
     }
   }
@@ -61,7 +64,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
-  if (!opts.quiet) process.stdout.write(`Carebook (${config.appEnv}) listening on ${url}  docs: ${url}/docs\n`);
+  if (announce) process.stdout.write(`Carebook (${config.appEnv}) listening on ${url}  docs: ${url}/docs\n`);
 
   let closing: Promise<void> | undefined;
   return {

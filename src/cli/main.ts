@@ -3,6 +3,7 @@
  * database (the service must be stopped when it is embedded PGlite), or, with `--url` and
  * `--admin-token`, through a running service's admin API.
  */
+import cluster from 'node:cluster';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { KeyStore } from '../auth/signing-keys.js';
@@ -17,6 +18,7 @@ import { generateDirectory } from '../domain/directory/seed.js';
 import { seedDirectory } from '../domain/directory/seed-directory.js';
 import { createUser } from '../domain/users/create-user.js';
 import { operatorTransition } from '../domain/appointments/operator-transition.js';
+import { startClusterPrimary } from '../cluster.js';
 import { startService, startWorkerProcess } from '../server.js';
 import { adminCall } from './admin-client.js';
 import { addWebhookCommands } from './webhook-commands.js';
@@ -70,8 +72,15 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .command('serve')
     .description('start the API and auth server (and the background workers, unless --no-workers)')
     .option('--no-workers', 'serve HTTP only; run `carebook worker` processes for the background work')
-    .action(async (o: { workers: boolean }) => {
-      const svc = await startService(config(), { workers: o.workers });
+    .option('--processes <n>', 'API processes sharing the port, one per core is typical (needs DATABASE_URL)', intArg('--processes', 1, 64), 1)
+    .action(async (o: { workers: boolean; processes: number }) => {
+      const cfg = config();
+      if (o.processes > 1 && cluster.isPrimary) {
+        if (!cfg.databaseUrl) throw new UsageError('--processes needs DATABASE_URL: the embedded database admits one process');
+        await startClusterPrimary(cfg, { processes: o.processes });
+        return;
+      }
+      const svc = await startService(cfg, { workers: o.workers, announce: cluster.isPrimary });
       const stop = (): void => {
         void svc.close().then(() => process.exit(0));
       };
