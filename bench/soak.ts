@@ -56,7 +56,11 @@ async function rssOf(pid: number): Promise<number> {
   const tree = new Set([pid]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const [p, pp] of parents) if (!tree.has(p) && tree.has(pp)) (tree.add(p), (grew = true));
+    for (const [p, pp] of parents) {
+      if (tree.has(p) || !tree.has(pp)) continue;
+      tree.add(p);
+      grew = true;
+    }
   }
   let total = 0;
   for (const p of tree) {
