@@ -2,9 +2,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AvailabilityCache, MAX_SUMMARY_TTL_MS } from '../../src/domain/directory/availability-cache.js';
 import { directoryAvailability, type AvailabilitySummary } from '../../src/domain/directory/availability-summary.js';
+import { searchProvidersByNpi } from '../../src/domain/directory/provider-search.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { loadFixture, PL, type DirectoryFixture } from './fixture.js';
+import { loadFixture, NPI, PL, type DirectoryFixture } from './fixture.js';
 
 let t: TestApp;
 let f: DirectoryFixture;
@@ -83,5 +84,20 @@ describe('directoryAvailability with a cache', () => {
     expect(warm).toEqual(plain);
     expect(cache.hits).toBe(plain.entities.length);
     expect(plain.entities.find((e) => e.id === PL.a1nyc)!.new_patient_availability.next_available_utc).toBe('2026-03-02T14:00:00.000Z');
+  });
+
+  test('providers by NPI show the memoised first availability date (a listing, like the search)', async () => {
+    const caller = { env: env(), developerId: f.devA.developer_id };
+    const q = { npis: [NPI.a1], publicBaseUrl: t.config.publicBaseUrl, now: new Date('2026-03-02T12:00:00Z') };
+    const dates = (r: Awaited<ReturnType<typeof searchProvidersByNpi>>) =>
+      r[0]!.providers.flatMap((p) => [...p.locations, ...p.virtual_locations]).map((l) => [l.provider_location_id, l.first_availability_date_in_provider_local_time]);
+    const plain = await searchProvidersByNpi(t.db, caller, q);
+    expect(dates(plain)).toContainEqual([PL.a1nyc, '2026-03-02']);
+    const cache = new AvailabilityCache();
+    // A summary remembered a moment ago wins over the schedule within its TTL.
+    cache.set(env(), PL.a1nyc, { ...summary(0), first_availability_date_in_provider_local_time: '2026-04-01' }, q.now.getTime());
+    const cached = await searchProvidersByNpi(t.db, caller, { ...q, cache });
+    expect(dates(cached)).toContainEqual([PL.a1nyc, '2026-04-01']);
+    expect(dates(cached).filter(([id]) => id !== PL.a1nyc)).toEqual(dates(plain).filter(([id]) => id !== PL.a1nyc));
   });
 });

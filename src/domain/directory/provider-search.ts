@@ -12,6 +12,7 @@ import {
   type ProviderView,
   type VirtualLocationView,
 } from './provider-location-view.js';
+import type { AvailabilityCache } from './availability-cache.js';
 import type { DirectoryCaller } from './visible.js';
 
 interface LocationCommon {
@@ -30,7 +31,7 @@ export type ProviderResult = ProviderView & {
 export async function searchProvidersByNpi(
   db: Db,
   caller: DirectoryCaller,
-  q: { npis: string[]; insurancePlanId?: string | undefined; publicBaseUrl: string; now?: Date },
+  q: { npis: string[]; insurancePlanId?: string | undefined; publicBaseUrl: string; now?: Date; cache?: AvailabilityCache | undefined },
 ): Promise<{ npi: string; providers: ProviderResult[] }[]> {
   const npis = [...new Set(q.npis)];
   const { rows } = await sql<{ id: string }>`
@@ -45,6 +46,7 @@ export async function searchProvidersByNpi(
     insurancePlanId: q.insurancePlanId,
     publicBaseUrl: q.publicBaseUrl,
     ...(q.now ? { now: q.now } : {}),
+    cache: q.cache,
   });
   const byNpi = new Map<string, Map<string, ProviderResult>>();
   for (const r of rows) {

@@ -70,6 +70,8 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
         npis,
         insurancePlanId: req.query.insurance_plan_id,
         publicBaseUrl: config.publicBaseUrl,
+        // A listing, like the search: its first availability dates may be up to a minute old (availability-cache.ts).
+        cache: availabilityCache,
       });
       return { request_id: String(req.id), data };
     },
