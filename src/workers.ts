@@ -1,15 +1,18 @@
 /**
  * The background work of the service (contracts.md §1 "Scale-out"): booking evaluation (contracts.md
- * §6), webhook delivery (§7) and, unless the API in this process already runs it, the
- * insurance-mapping job (contracts.md §4). Every loop claims its rows with row locks (`FOR UPDATE SKIP LOCKED`),
- * so it may run in every API process, in dedicated `carebook worker` processes, or both, without
- * doing anything twice.
+ * §6), webhook delivery (§7), the refresh of the directory's stored availability summaries
+ * (docs/directory-format.md, "Performance notes") and, unless the API in this process already runs
+ * it, the insurance-mapping job (contracts.md §4). Every loop claims its work with locks (row locks,
+ * `FOR UPDATE SKIP LOCKED`; the summary refresh, an advisory lock per environment and batch), so it
+ * may run in every API process, in dedicated `carebook worker` processes, or both, without doing
+ * anything twice.
  */
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { loggableError } from './http/error-handler.js';
 import { startEvaluator } from './domain/appointments/evaluator.js';
+import { startAvailabilitySummaryWorker } from './domain/directory/availability-summary-refresh.js';
 import { startInsuranceMappingWorker } from './domain/directory/insurance-mappings.js';
 import { createWebhookWorker } from './webhooks/worker.js';
 
@@ -34,9 +37,11 @@ export function startBackgroundWorkers(db: Db, config: Config, logger: Logger, o
   });
   webhooks.start();
   const mappings = opts.insuranceMappings === false ? undefined : startInsuranceMappingWorker(db, config.appEnv, { onError: report('insurance mapping job') });
+  // Default ages: rows recomputed past 40 s, served up to 60 s (availability-summary-refresh.ts).
+  const summaries = startAvailabilitySummaryWorker(db, config.appEnv, { onError: report('availability summary refresh') });
   return {
     async stop() {
-      await Promise.all([evaluator.stop(), webhooks.stop(), mappings?.stop()]);
+      await Promise.all([evaluator.stop(), webhooks.stop(), mappings?.stop(), summaries.stop()]);
     },
   };
 }

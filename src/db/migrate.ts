@@ -11,6 +11,7 @@ import * as m0005 from './migrations/0005_webhooks.js';
 import * as m0006 from './migrations/0006_webhook_events.js';
 import * as m0007 from './migrations/0007_directory_perf.js';
 import * as m0008 from './migrations/0008_directory_search.js';
+import * as m0009 from './migrations/0009_availability_summaries.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_webhook_events': m0006,
   '0007_directory_perf': m0007,
   '0008_directory_search': m0008,
+  '0009_availability_summaries': m0009,
 };
 
 class StaticProvider implements MigrationProvider {

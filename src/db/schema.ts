@@ -225,6 +225,25 @@ export interface ProviderLocationSearchTable {
   longitude: number | null;
 }
 
+/**
+ * Stored availability summaries (migration 0009): one row per provider-location, written by the
+ * refresher (`availability-summary-store.ts`), served by listings while younger than 60 s.
+ */
+export interface AvailabilitySummariesTable {
+  env: Env;
+  provider_location_id: string;
+  /** The "now" the summary was computed for. */
+  computed_at: ColumnType<Date, Date | string, Date | string>;
+  /** ISO-8601 UTC exactly as served (`next_available_utc`); null: none within 90 days. */
+  new_next_available_utc: string | null;
+  new_next_28_days: 'none' | 'limited' | 'available';
+  existing_next_available_utc: string | null;
+  existing_next_28_days: 'none' | 'limited' | 'available';
+  /** `YYYY-MM-DD` in the provider's zone (a date, read as text). */
+  first_availability_date: string | null;
+  default_visit_reason_id: string | null;
+}
+
 export interface DirectoryChangesTable {
   id: Generated<string>;
   env: Env;
@@ -489,6 +508,7 @@ export interface Database {
   provider_locations: ProviderLocationsTable;
   developer_provider_locations: DeveloperProviderLocationsTable;
   provider_location_search: ProviderLocationSearchTable;
+  availability_summaries: AvailabilitySummariesTable;
   directory_changes: DirectoryChangesTable;
   insurance_carriers: InsuranceCarriersTable;
   insurance_plans: InsurancePlansTable;

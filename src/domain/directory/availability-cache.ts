@@ -2,19 +2,27 @@
  * A bounded, short-lived, in-process memo of provider-location availability summaries
  * (`directoryAvailability`), shared by the directory listings of one application.
  *
- * Directory listings (`GET /v1/schedulable_entities`, provider-location search and read) show a
- * summary of the next 90 days of slots; clients are told to cache the entity list for a week, so a
- * summary up to `ttlMs` old (at most 60 s) is acceptable there. The availability endpoint and
- * booking never read this memo: they always compute from the database.
+ * Directory listings (`GET /v1/schedulable_entities`, provider-location search, providers by NPI)
+ * show a summary of the next 90 days of slots; clients are told to cache the entity list for a
+ * week, so a summary up to `ttlMs` old (at most 60 s) is acceptable there. A listing passes this
+ * memo to `directoryAvailability`, which takes a summary from it, else from the stored rows that the
+ * background refresher keeps (`availability-summary-store.ts`; a row is served while it is younger
+ * than this memo's `ttlMs`), else computes it. The single provider-location read, the availability
+ * endpoint and booking never read this memo nor the stored rows: they always compute from the
+ * database.
  *
- * Entries expire `ttlMs` after they were computed; past `maxEntries` the oldest entries are dropped
- * (a `Map` keeps insertion order). Each application makes its own; nothing is module-level.
+ * Entries expire `ttlMs` after the instant their summary was computed for (a stored row's
+ * `computed_at`, not the time it was read), so memo and rows together never show a summary older
+ * than `ttlMs`; past `maxEntries` the oldest entries are dropped (a `Map` keeps insertion order).
+ * Each application makes its own; nothing is module-level.
  */
 import { LocalClock } from '../scheduling/local-time.js';
 import type { AvailabilitySummary } from './availability-summary.js';
 
 /** The longest staleness this memo may be configured with (ms). */
 export const MAX_SUMMARY_TTL_MS = 60_000;
+/** Listing pages remembered by `notePage` (the oldest are dropped past it). */
+const MAX_PAGES = 10_000;
 
 interface Entry {
   summary: AvailabilitySummary;
@@ -23,7 +31,10 @@ interface Entry {
 
 export class AvailabilityCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly ttlMs: number;
+  /** Listing pages whose summaries are all memoised, until when (`notePage`). */
+  private readonly pages = new Map<string, number>();
+  /** How old a summary this memo's users accept (ms, at most `MAX_SUMMARY_TTL_MS`): the memo's TTL, and the age limit of stored rows. */
+  readonly ttlMs: number;
   private readonly maxEntries: number;
   /** Local-time conversions shared by the computations that fill this memo. */
   readonly clock = new LocalClock();
@@ -50,7 +61,7 @@ export class AvailabilityCache {
     return undefined;
   }
 
-  /** Remembers a summary computed at `nowMs`. */
+  /** Remembers a summary computed for the instant `nowMs` (it expires `ttlMs` after that instant). */
   set(env: string, id: string, summary: AvailabilitySummary, nowMs: number): void {
     const key = `${env}|${id}`;
     this.entries.delete(key);
@@ -64,9 +75,36 @@ export class AvailabilityCache {
     }
   }
 
+  /**
+   * Records that the listing page `key` has just put the summaries of `ids` (of `env`) in this memo:
+   * `pageMemoised(key)` holds until the first of them expires. Nothing is recorded when one is
+   * missing. A listing that finds its page memoised does not read its page's stored summaries
+   * alongside the page (it would not use them).
+   */
+  notePage(key: string, env: string, ids: Iterable<string>): void {
+    let until = Infinity;
+    for (const id of ids) {
+      const e = this.entries.get(`${env}|${id}`);
+      if (!e) return;
+      until = Math.min(until, e.expiresAt);
+    }
+    if (until === Infinity) return;
+    this.pages.delete(key);
+    this.pages.set(key, until);
+    if (this.pages.size > MAX_PAGES) this.pages.delete(this.pages.keys().next().value!);
+  }
+
+  /** True while the summaries `notePage` recorded for the listing page `key` are all memoised (unless evicted meanwhile). */
+  pageMemoised(key: string, nowMs: number): boolean {
+    const until = this.pages.get(key);
+    if (until !== undefined && until <= nowMs) this.pages.delete(key);
+    return until !== undefined && until > nowMs;
+  }
+
   /** Forgets everything (e.g. after a bulk import in a benchmark, to measure a cold request). */
   clear(): void {
     this.entries.clear();
+    this.pages.clear();
   }
 
   /** Number of entries held (expired ones included until looked up or evicted). */

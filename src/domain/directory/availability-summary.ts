@@ -9,10 +9,20 @@
  * loaded set-based for any number of provider-locations. Each provider-location's days are walked
  * only until both answers are known (the first slot, and either 20 default-reason slots or the end
  * of the 28-day window), so a page of 10,000 entities costs a few days of slots each, not 90.
+ *
+ * Listings (a caller with a `cache`) accept a summary up to the cache's TTL old (at most 60 s) and
+ * take it, in this order, from the in-process memo (`availability-cache.ts`), from the stored rows
+ * of `availability_summaries` (`availability-summary-store.ts`), and only then compute it here.
+ * The background workers keep those rows younger than the limit (`availability-summary-refresh.ts`:
+ * every 5 s, rows older than 40 s are recomputed by this function, in batches, under an advisory
+ * lock per environment), at ~1.2 s of CPU per 10,000 summaries (Node and PostgreSQL together; see
+ * docs/directory-format.md, "Performance notes"). Without a cache (the refresher itself, tests)
+ * every summary is computed.
  */
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
 import type { AvailabilityCache } from './availability-cache.js';
+import { readStoredSummaries, type StoredSummary } from './availability-summary-store.js';
 import { MAX_DURATION_MINUTES, reasonsOf, walkSlots } from '../scheduling/availability.js';
 import { LocalClock } from '../scheduling/local-time.js';
 import { loadProviderLocations, loadScheduleData, parseWeeklyBlocks, type SlotSource, type WeeklyBlock } from '../scheduling/schedule-data.js';
@@ -62,12 +72,25 @@ interface Source extends SlotSource {
  * unknown or inactive are absent from the map. `rows` may be given instead of ids by a caller that
  * has already read them (active provider-locations only). `now` is injectable for tests.
  *
- * With `cache`, summaries computed less than its TTL ago are reused and the others are computed
- * and remembered (directory listings only; see `availability-cache.ts` for the staleness).
+ * With `cache` (directory listings, which may show a summary up to its TTL old; see
+ * `availability-cache.ts`), a summary is taken from the memo, else from a stored row computed less
+ * than the TTL before `now` (one query for all the ids the memo lacks, or `stored`, read by the
+ * caller alongside its own query), else computed; stored and
+ * computed summaries are memoised (a stored one until its own TTL runs out). Rows are never written
+ * here: the background refresher writes them. Without `cache` every summary is computed.
  */
 export async function directoryAvailability(
   db: Db,
-  input: { env: Env; providerLocationIds?: string[]; rows?: AvailabilityInputRow[]; now?: Date; clock?: LocalClock; cache?: AvailabilityCache },
+  input: {
+    env: Env;
+    providerLocationIds?: string[];
+    rows?: AvailabilityInputRow[];
+    now?: Date;
+    clock?: LocalClock;
+    cache?: AvailabilityCache;
+    /** With `cache`: the stored summaries already read for these ids (`readStoredSummaries`); then none are read here. */
+    stored?: Map<string, StoredSummary>;
+  },
 ): Promise<Map<string, AvailabilitySummary>> {
   const out = new Map<string, AvailabilitySummary>();
   const now = input.now ?? new Date();
@@ -75,17 +98,29 @@ export async function directoryAvailability(
   const cache = input.cache;
   const clock = input.clock ?? cache?.clock ?? new LocalClock();
 
+  // 1. The memo; 2. stored rows young enough (listings only).
+  const pendingRows = input.rows?.filter((r) => !fromMemo(cache, input.env, r.id, nowMs, out));
+  const pendingIds = input.rows ? [] : [...new Set(input.providerLocationIds ?? [])].filter((id) => !fromMemo(cache, input.env, id, nowMs, out));
+  if (cache) {
+    const wanted = pendingRows ? pendingRows.map((r) => r.id) : pendingIds;
+    const stored = input.stored ?? (await readStoredSummaries(db, input.env, wanted, { nowMs, maxAgeMs: cache.ttlMs, activeOnly: !pendingRows }));
+    for (const id of wanted) {
+      const s = stored.get(id);
+      // A prefetched row is checked against the limit again (it was read for the same instant).
+      if (!s || s.computedAtMs > nowMs || s.computedAtMs <= nowMs - cache.ttlMs) continue;
+      out.set(id, s.summary);
+      cache.set(input.env, id, s.summary, s.computedAtMs);
+    }
+  }
+
+  // 3. The rest is computed.
   const sources = new Map<string, Source>();
   let blocks: Map<string, WeeklyBlock[]> | undefined;
-  if (input.rows) {
+  if (pendingRows) {
+    const rows = pendingRows.filter((r) => !out.has(r.id));
     // Blocks come with the rows unless a row lacks them (then they are all loaded below).
-    if (input.rows.every((r) => r.blocks !== undefined)) blocks = new Map();
-    for (const r of input.rows) {
-      const hit = cache?.get(input.env, r.id, nowMs);
-      if (hit) {
-        out.set(r.id, hit);
-        continue;
-      }
+    if (rows.every((r) => r.blocks !== undefined)) blocks = new Map();
+    for (const r of rows) {
       const reasons = r.visit_reason_ids.length ? r.visit_reason_ids : r.default_visit_reason_id ? [r.default_visit_reason_id] : [];
       sources.set(r.id, {
         id: r.id,
@@ -97,12 +132,7 @@ export async function directoryAvailability(
       blocks?.set(r.id, parseWeeklyBlocks(r.blocks ?? null));
     }
   } else {
-    const ids: string[] = [];
-    for (const id of new Set(input.providerLocationIds ?? [])) {
-      const hit = cache?.get(input.env, id, nowMs);
-      if (hit) out.set(id, hit);
-      else ids.push(id);
-    }
+    const ids = pendingIds.filter((id) => !out.has(id));
     for (const pl of (await loadProviderLocations(db, input.env, ids)).values()) {
       if (pl.active) sources.set(pl.id, { ...pl, defaultReason: pl.defaultVisitReasonId ?? pl.visitReasonIds[0] });
     }
@@ -166,4 +196,11 @@ export async function directoryAvailability(
     cache?.set(input.env, pl.id, summary, nowMs);
   }
   return out;
+}
+
+/** Puts the memoised summary of `id` into `out`; false when the memo has none (or no memo). */
+function fromMemo(cache: AvailabilityCache | undefined, env: Env, id: string, nowMs: number, out: Map<string, AvailabilitySummary>): boolean {
+  const hit = cache?.get(env, id, nowMs);
+  if (hit) out.set(id, hit);
+  return hit !== undefined;
 }

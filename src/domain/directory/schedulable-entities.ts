@@ -6,6 +6,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { AvailabilityCache } from './availability-cache.js';
 import { directoryAvailability, type PatientTypeAvailability } from './availability-summary.js';
+import { readStoredSummaries } from './availability-summary-store.js';
 import type { DirectoryCaller } from './visible.js';
 
 export const SCHEDULE_TYPES = ['provider_location'] as const;
@@ -123,14 +124,23 @@ async function entityPage(
  * rows plus one narrow index count, whatever the size of the directory.
  */
 function directoryPage(db: Db, caller: DirectoryCaller, page: number, pageSize: number): Promise<{ rows: EntityRow[]; total: number }> {
-  const mine = sql`dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.active`;
   return entityPage(
     db,
     caller,
-    sql`SELECT dpl.provider_location_id AS id, dpl.added_at FROM developer_provider_locations dpl WHERE ${mine}
-        ORDER BY dpl.provider_location_id LIMIT ${pageSize} OFFSET ${page * pageSize}`,
-    sql`SELECT count(*) FROM developer_provider_locations dpl WHERE ${mine}`,
+    directoryPageIds(caller, page, pageSize),
+    sql`SELECT count(*) FROM developer_provider_locations dpl WHERE ${mine(caller)}`,
   );
+}
+
+/** The caller's active directory (`developer_provider_locations_active`). */
+function mine(caller: DirectoryCaller): RawBuilder<unknown> {
+  return sql`dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.active`;
+}
+
+/** The `(id, added_at)` of one page of the caller's active directory, in id order. */
+function directoryPageIds(caller: DirectoryCaller, page: number, pageSize: number): RawBuilder<unknown> {
+  return sql`SELECT dpl.provider_location_id AS id, dpl.added_at FROM developer_provider_locations dpl WHERE ${mine(caller)}
+    ORDER BY dpl.provider_location_id LIMIT ${pageSize} OFFSET ${page * pageSize}`;
 }
 
 /** Up to this many changes in the window, `recentPage` reads the window; past it, the directory. */
@@ -194,7 +204,13 @@ async function recentPage(
 
 /**
  * One page of entities (ordered by id) and the total count. With `cache`, availability summaries
- * computed less than its TTL ago are reused (see `availability-cache.ts`).
+ * computed less than its TTL ago are reused, from the memo or the stored rows (see
+ * `availability-cache.ts`, `availability-summary.ts`).
+ *
+ * A page of the directory that was not served within the memo's lifetime has its stored summaries
+ * read alongside the page itself (two statements at once): a cold page of 10,000 then costs about
+ * what a warm one does, instead of the page query followed by the summaries' (measured ~50 ms less
+ * at 10,000; docs/directory-format.md, "Performance notes").
  */
 export async function listSchedulableEntities(
   db: Db,
@@ -214,10 +230,19 @@ export async function listSchedulableEntities(
   const since = new Date(now.getTime() - RECENT_WINDOW_MS);
   // Weekly schedules are not read here: `directoryAvailability` loads them for the summaries it
   // has to compute (none when they are all cached).
-  const { rows, total } = q.recentOnly
-    ? await recentPage(db, caller, q.page, q.pageSize, since, q.recentWindowReadMax ?? RECENT_WINDOW_READ_MAX)
-    : await directoryPage(db, caller, q.page, q.pageSize);
-  const availability = await directoryAvailability(db, { env: caller.env, rows, now, ...(q.cache ? { cache: q.cache } : {}) });
+  const cache = q.cache;
+  const pageKey = `${caller.env}|${caller.developerId}|${q.page}|${q.pageSize}`;
+  const prefetch = cache && !q.recentOnly && !cache.pageMemoised(pageKey, now.getTime());
+  const [{ rows, total }, stored] = await Promise.all([
+    q.recentOnly
+      ? recentPage(db, caller, q.page, q.pageSize, since, q.recentWindowReadMax ?? RECENT_WINDOW_READ_MAX)
+      : directoryPage(db, caller, q.page, q.pageSize),
+    prefetch
+      ? readStoredSummaries(db, caller.env, directoryPageIds(caller, q.page, q.pageSize), { nowMs: now.getTime(), maxAgeMs: cache.ttlMs, activeOnly: false })
+      : undefined,
+  ]);
+  const availability = await directoryAvailability(db, { env: caller.env, rows, now, ...(cache ? { cache } : {}), ...(stored ? { stored } : {}) });
+  if (cache && !q.recentOnly) cache.notePage(pageKey, caller.env, availability.keys());
   const entities = rows.map((r): SchedulableEntity => {
     const a = availability.get(r.id);
     const reason = r.default_visit_reason_id ?? r.visit_reason_ids[0] ?? undefined;

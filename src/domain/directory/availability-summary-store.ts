@@ -1,0 +1,113 @@
+/**
+ * Stored availability summaries (`availability_summaries`, migration 0009): reading the rows a
+ * listing may serve and writing a batch of computed summaries. The refresher that keeps the rows
+ * young is `availability-summary-refresh.ts`; `directoryAvailability` reads them.
+ *
+ * A row holds the summary `directoryAvailability` computed for the instant `computed_at`. It is
+ * served only while `computed_at` lies within the caller's staleness (at most
+ * `MAX_SUMMARY_TTL_MS`, 60 s) before the request's "now", and never when computed for a later
+ * instant than that "now". So a missing, old or future row only costs a computation on the request.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Env } from '../../db/schema.js';
+import type { AvailabilitySummary, Next28Days, PatientTypeAvailability } from './availability-summary.js';
+
+/** A stored summary and the instant (epoch ms) it was computed for. */
+export interface StoredSummary {
+  summary: AvailabilitySummary;
+  computedAtMs: number;
+}
+
+interface SummaryRow {
+  id: string;
+  computed_ms: number | string;
+  new_next_available_utc: string | null;
+  new_next_28_days: Next28Days;
+  existing_next_available_utc: string | null;
+  existing_next_28_days: Next28Days;
+  first_availability_date: string | null;
+  default_visit_reason_id: string | null;
+}
+
+function patientType(next: string | null, next28: Next28Days): PatientTypeAvailability {
+  return next === null ? { next_28_days: next28 } : { next_available_utc: next, next_28_days: next28 };
+}
+
+/** The summary of a row, with the keys in the order `directoryAvailability` builds them. */
+function summaryOf(r: SummaryRow): AvailabilitySummary {
+  const s: AvailabilitySummary = {
+    new: patientType(r.new_next_available_utc, r.new_next_28_days),
+    existing: patientType(r.existing_next_available_utc, r.existing_next_28_days),
+  };
+  if (r.default_visit_reason_id !== null) s.default_visit_reason_id = r.default_visit_reason_id;
+  if (r.first_availability_date !== null) s.first_availability_date_in_provider_local_time = String(r.first_availability_date).slice(0, 10);
+  return s;
+}
+
+/**
+ * The stored summaries of `ids` (of `env`) computed within `maxAgeMs` before `nowMs` (and not after
+ * it), in one query. `ids` is a list, or a statement yielding an `id` column (a listing's page,
+ * so that its summaries are read alongside the page itself). With `activeOnly`, rows of inactive
+ * provider-locations are left out (callers that pass ids they have not checked; listings pass
+ * active rows already).
+ */
+export async function readStoredSummaries(
+  db: Db,
+  env: Env,
+  ids: string[] | RawBuilder<unknown>,
+  opts: { nowMs: number; maxAgeMs: number; activeOnly: boolean },
+): Promise<Map<string, StoredSummary>> {
+  const out = new Map<string, StoredSummary>();
+  if ((Array.isArray(ids) && ids.length === 0) || opts.maxAgeMs <= 0) return out;
+  const oldest = new Date(opts.nowMs - opts.maxAgeMs);
+  const now = new Date(opts.nowMs);
+  const active = opts.activeOnly
+    ? sql`AND EXISTS (SELECT 1 FROM provider_locations pl WHERE pl.env = s.env AND pl.id = s.provider_location_id AND pl.active)`
+    : sql``;
+  // A statement's ids are looked up one by one by primary key (LATERAL … LIMIT 1), never by a scan.
+  const from = Array.isArray(ids)
+    ? sql`availability_summaries s WHERE s.env = ${env} AND s.provider_location_id = ANY(${ids}::text[])`
+    : sql`(${ids}) p CROSS JOIN LATERAL (
+        SELECT * FROM availability_summaries s1 WHERE s1.env = ${env} AND s1.provider_location_id = p.id LIMIT 1) s WHERE true`;
+  // The instant as epoch milliseconds (a float8 is parsed faster than a timestamptz, 10,000 times).
+  const { rows } = await sql<SummaryRow>`
+    SELECT s.provider_location_id AS id, (extract(epoch FROM s.computed_at) * 1000)::float8 AS computed_ms,
+           s.new_next_available_utc, s.new_next_28_days, s.existing_next_available_utc, s.existing_next_28_days,
+           s.first_availability_date, s.default_visit_reason_id
+    FROM ${from}
+      AND s.computed_at > ${oldest} AND s.computed_at <= ${now} ${active}`.execute(db);
+  for (const r of rows) out.set(r.id, { summary: summaryOf(r), computedAtMs: Number(r.computed_ms) });
+  return out;
+}
+
+/**
+ * Writes `summaries` (computed for `computedAt`) as the rows of their provider-locations of `env`,
+ * in one statement; a row already holding a summary computed for a later instant is kept.
+ */
+export async function writeSummaries(db: Db, env: Env, computedAt: Date, summaries: Map<string, AvailabilitySummary>): Promise<void> {
+  if (summaries.size === 0) return;
+  const records = [...summaries].map(([id, s]) => ({
+    id,
+    nn: s.new.next_available_utc ?? null,
+    n28: s.new.next_28_days,
+    en: s.existing.next_available_utc ?? null,
+    e28: s.existing.next_28_days,
+    fd: s.first_availability_date_in_provider_local_time ?? null,
+    vr: s.default_visit_reason_id ?? null,
+  }));
+  await sql`
+    INSERT INTO availability_summaries AS s (env, provider_location_id, computed_at, new_next_available_utc, new_next_28_days,
+      existing_next_available_utc, existing_next_28_days, first_availability_date, default_visit_reason_id)
+    SELECT ${env}, r.id, ${computedAt}, r.nn, r.n28, r.en, r.e28, r.fd::date, r.vr
+    FROM json_to_recordset(${JSON.stringify(records)}::json) AS r(id text, nn text, n28 text, en text, e28 text, fd text, vr text)
+    ON CONFLICT (env, provider_location_id) DO UPDATE SET
+      computed_at = excluded.computed_at,
+      new_next_available_utc = excluded.new_next_available_utc,
+      new_next_28_days = excluded.new_next_28_days,
+      existing_next_available_utc = excluded.existing_next_available_utc,
+      existing_next_28_days = excluded.existing_next_28_days,
+      first_availability_date = excluded.first_availability_date,
+      default_visit_reason_id = excluded.default_visit_reason_id
+    WHERE s.computed_at < excluded.computed_at`.execute(db);
+}

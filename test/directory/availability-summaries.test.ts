@@ -1,0 +1,353 @@
+/**
+ * Stored availability summaries (migration 0009; src/domain/directory/availability-summary-store.ts,
+ * availability-summary-refresh.ts): the refresher writes what `directoryAvailability` computes,
+ * listings serve a row only while it is younger than the listings' staleness (60 s), rows follow
+ * deactivation and deletion, concurrent passes never compute a row twice, and the worker loop runs
+ * and stops.
+ */
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { AvailabilityCache, MAX_SUMMARY_TTL_MS } from '../../src/domain/directory/availability-cache.js';
+import { directoryAvailability, type AvailabilitySummary } from '../../src/domain/directory/availability-summary.js';
+import {
+  refreshAvailabilitySummaries,
+  refreshLockKey,
+  REFRESH_OLDER_THAN_MS,
+  startAvailabilitySummaryWorker,
+} from '../../src/domain/directory/availability-summary-refresh.js';
+import { readStoredSummaries } from '../../src/domain/directory/availability-summary-store.js';
+import { loadProviderLocationViews } from '../../src/domain/directory/provider-location-view.js';
+import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
+import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
+import { writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { startBackgroundWorkers } from '../../src/workers.js';
+import { testDatabaseUrl } from '../helpers/db.js';
+import { testApp, type TestApp } from '../helpers/app.js';
+import { get, loadFixture, PL, type DirectoryFixture } from './fixture.js';
+
+let t: TestApp;
+let f: DirectoryFixture;
+let devA: DirectoryCaller;
+beforeAll(async () => {
+  t = await testApp();
+  f = await loadFixture(t);
+  devA = { env: t.config.appEnv, developerId: f.devA.developer_id } as DirectoryCaller;
+});
+afterAll(async () => t?.close());
+
+const T = new Date('2026-03-02T12:00:00Z');
+const at = (ms: number) => new Date(T.getTime() + ms);
+const env = () => t.config.appEnv;
+const page = (now: Date, cache?: AvailabilityCache) =>
+  listSchedulableEntities(t.db, devA, { page: 0, pageSize: 100, recentOnly: false, publicBaseUrl: t.config.publicBaseUrl, now, ...(cache ? { cache } : {}) });
+const entity = async (now: Date, id: string, cache?: AvailabilityCache) => (await page(now, cache)).entities.find((e) => e.id === id)!;
+
+async function activeIds(): Promise<string[]> {
+  const rows = await t.db.selectFrom('provider_locations').select('id').where('env', '=', env()).where('active', '=', true).orderBy('id').execute();
+  return rows.map((r) => r.id);
+}
+
+async function storedIds(): Promise<string[]> {
+  const rows = await t.db.selectFrom('availability_summaries').select('provider_location_id').where('env', '=', env()).orderBy('provider_location_id').execute();
+  return rows.map((r) => r.provider_location_id);
+}
+
+/** Every stored summary, whatever its age. */
+async function allStored(): Promise<Map<string, AvailabilitySummary>> {
+  const m = await readStoredSummaries(t.db, env(), await storedIds(), { nowMs: Date.UTC(2100, 0, 1), maxAgeMs: Date.UTC(2100, 0, 1), activeOnly: false });
+  return new Map([...m].map(([id, s]) => [id, s.summary]));
+}
+
+/** Makes the stored row of `id` say "none" for new patients (it says otherwise) and sets its `computed_at`. */
+async function tamper(id: string, computedAt: Date): Promise<void> {
+  const r = await t.db
+    .updateTable('availability_summaries')
+    .set({ new_next_available_utc: null, new_next_28_days: 'none', first_availability_date: '2099-01-01', computed_at: computedAt })
+    .where('env', '=', env())
+    .where('provider_location_id', '=', id)
+    .executeTakeFirst();
+  expect(Number(r.numUpdatedRows)).toBe(1);
+}
+
+/** Deletes the stored rows and refreshes everything for `now`. */
+async function refreshAllAt(now: Date): Promise<number> {
+  await t.db.deleteFrom('availability_summaries').execute();
+  return refreshAvailabilitySummaries(t.db, { env: env(), now });
+}
+
+async function waitFor(cond: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('refreshAvailabilitySummaries', () => {
+  test('writes one row per active provider-location, equal to the computed summaries; a second pass has nothing to do', async () => {
+    const active = await activeIds();
+    expect(active).toEqual(expect.arrayContaining([PL.a1nyc, PL.a1bk, PL.a2phl, PL.out]));
+    expect(await refreshAllAt(T)).toBe(active.length);
+    expect(await storedIds()).toEqual(active);
+    expect(await storedIds()).not.toContain(PL.gone);
+    const computed = await directoryAvailability(t.db, { env: env(), providerLocationIds: active, now: T });
+    expect(await allStored()).toEqual(computed);
+    // The fixture gives each kind of answer (so the columns are all exercised).
+    expect(computed.get(PL.a1nyc)!.new.next_28_days).toBe('available');
+    expect(computed.get(PL.a1bk)!.new.next_28_days).toBe('limited');
+    expect(computed.get(PL.a2phl)!.new).toEqual({ next_28_days: 'none' });
+    const raw = await t.db.selectFrom('availability_summaries').selectAll().where('provider_location_id', '=', PL.a1nyc).executeTakeFirstOrThrow();
+    expect(new Date(raw.computed_at).getTime()).toBe(T.getTime());
+
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(REFRESH_OLDER_THAN_MS - 1) })).toBe(0);
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(REFRESH_OLDER_THAN_MS + 1) })).toBe(active.length);
+    const rows = await t.db.selectFrom('availability_summaries').select('computed_at').where('env', '=', env()).execute();
+    expect(rows.map((r) => new Date(r.computed_at).getTime())).toEqual(active.map(() => at(REFRESH_OLDER_THAN_MS + 1).getTime()));
+  });
+
+  test('takes missing rows first, then the oldest, batch by batch', async () => {
+    await refreshAllAt(T);
+    const active = await activeIds();
+    // Rows of different ages, one missing.
+    await t.db.deleteFrom('availability_summaries').where('provider_location_id', '=', PL.b1nyc).execute();
+    await t.db.updateTable('availability_summaries').set({ computed_at: at(-20_000) }).where('provider_location_id', '=', PL.virt).execute();
+    await t.db.updateTable('availability_summaries').set({ computed_at: at(-10_000) }).where('provider_location_id', '=', PL.a1bk).execute();
+    // A clock one millisecond later at each reading: each batch of one is stamped with its turn.
+    let tick = 0;
+    const clock = () => at(REFRESH_OLDER_THAN_MS + 1 + tick++);
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: clock, batchSize: 1 })).toBe(active.length);
+    const rows = await t.db.selectFrom('availability_summaries').select(['provider_location_id', 'computed_at']).execute();
+    const order = rows.sort((a, b) => new Date(a.computed_at).getTime() - new Date(b.computed_at).getTime()).map((r) => r.provider_location_id);
+    const rest = active.filter((id) => ![PL.b1nyc, PL.virt, PL.a1bk].includes(id));
+    expect(order).toEqual([PL.b1nyc, PL.virt, PL.a1bk, ...rest]);
+  });
+
+  test('an aborted pass ends after the batch in progress', async () => {
+    await t.db.deleteFrom('availability_summaries').execute();
+    const abort = new AbortController();
+    let readings = 0;
+    // Read once for the pass, then once per batch: aborted during the first batch.
+    const clock = () => {
+      if (++readings === 2) abort.abort();
+      return T;
+    };
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: clock, batchSize: 1, signal: abort.signal })).toBe(1);
+    expect((await storedIds()).length).toBe(1);
+  });
+
+  test('rows follow deactivation (deleted once old, never served meanwhile) and deletion (cascade); a reactivated one comes back', async () => {
+    const tmp = { provider_id: 'pr_a1', location_id: 'lo_phl', weekly_schedule: [{ weekday: 2, start: '09:00', end: '12:00' }] };
+    const write = (d: Parameters<typeof writeDirectory>[2]) => t.db.transaction().execute((trx) => writeDirectory(trx, env(), d));
+    await write({ provider_locations: [tmp] });
+    const id = 'pr_a1|lo_phl';
+    await t.db.insertInto('developer_provider_locations').values({ env: env(), developer_id: devA.developerId, provider_location_id: id }).execute();
+    await refreshAllAt(T);
+    expect(await storedIds()).toContain(id);
+
+    await write({ provider_locations: [{ ...tmp, active: false }] });
+    const cache = new AvailabilityCache();
+    const views = await loadProviderLocationViews(t.db, devA, { ids: [id], publicBaseUrl: 'http://x', now: at(1000), cache });
+    expect(views.has(id)).toBe(false);
+    const byIds = await directoryAvailability(t.db, { env: env(), providerLocationIds: [id, PL.a1nyc], now: at(1000), cache });
+    expect([...byIds.keys()]).toEqual([PL.a1nyc]);
+    // Still young: kept (nothing serves it); past the refresh age: deleted, not recomputed.
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(1000) })).toBe(0);
+    expect(await storedIds()).toContain(id);
+    const active = await activeIds();
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(REFRESH_OLDER_THAN_MS + 1) })).toBe(active.length);
+    expect(await storedIds()).toEqual(active);
+    expect(await storedIds()).not.toContain(id);
+
+    // Reactivated: missing, so written by the next pass.
+    await write({ provider_locations: [tmp] });
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(REFRESH_OLDER_THAN_MS + 2) })).toBe(1);
+    expect(await storedIds()).toContain(id);
+
+    // Deleted with everything that refers to it: its row goes too.
+    const refs = await sql<{ t: string }>`
+      SELECT conrelid::regclass::text AS t FROM pg_constraint
+      WHERE contype = 'f' AND confrelid = 'provider_locations'::regclass AND conrelid <> 'availability_summaries'::regclass`.execute(t.db);
+    await t.db.transaction().execute(async (trx) => {
+      for (const r of refs.rows) await sql`DELETE FROM ${sql.table(r.t)} WHERE env = ${env()} AND provider_location_id = ${id}`.execute(trx);
+      await trx.deleteFrom('provider_locations').where('env', '=', env()).where('id', '=', id).execute();
+    });
+    expect(await storedIds()).not.toContain(id);
+    expect(await storedIds()).toEqual(await activeIds());
+  });
+
+  test('two concurrent passes compute every row once and do not fail', async () => {
+    const active = await activeIds();
+    for (let round = 0; round < 3; round++) {
+      await t.db.deleteFrom('availability_summaries').execute();
+      const counts = await Promise.all([
+        refreshAvailabilitySummaries(t.db, { env: env(), now: T, batchSize: 1 }),
+        refreshAvailabilitySummaries(t.db, { env: env(), now: T, batchSize: 1 }),
+      ]);
+      expect(counts[0]! + counts[1]!).toBe(active.length);
+      expect(await storedIds()).toEqual(active);
+    }
+  });
+
+  test.runIf(testDatabaseUrl)('on PostgreSQL, a pass finding the environment locked by another process ends without writing', async () => {
+    await t.db.deleteFrom('availability_summaries').execute();
+    await t.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${refreshLockKey(env())}))`.execute(trx);
+      expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe(0);
+      expect(await storedIds()).toEqual([]);
+    });
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe((await activeIds()).length);
+  });
+});
+
+describe('listings serve stored rows younger than 60 s', () => {
+  test('output is what directoryAvailability computes for the same now, from rows alone (no computation)', async () => {
+    await refreshAllAt(T);
+    const plain = await page(T);
+    const cache = new AvailabilityCache();
+    const stored = await page(T, cache);
+    expect(stored).toEqual(plain);
+    // Every summary came from the rows: the memo missed each once and now holds them all.
+    expect(cache.misses).toBe(plain.entities.length);
+    expect(cache.size).toBe(plain.entities.length);
+    const views = await loadProviderLocationViews(t.db, devA, { ids: [PL.a1nyc, PL.a1bk, PL.virt], publicBaseUrl: 'http://x', now: T });
+    const viewsStored = await loadProviderLocationViews(t.db, devA, { ids: [PL.a1nyc, PL.a1bk, PL.virt], publicBaseUrl: 'http://x', now: T, cache: new AvailabilityCache() });
+    expect(viewsStored).toEqual(views);
+  });
+
+  test('a fresh row is served (a row made different shows), until it is 60 s old; a row from the future is not', async () => {
+    await refreshAllAt(T);
+    const computed = await entity(T, PL.a1nyc);
+    expect(computed.new_patient_availability.next_28_days).toBe('available');
+    await tamper(PL.a1nyc, T);
+    const within = await entity(at(MAX_SUMMARY_TTL_MS - 1), PL.a1nyc, new AvailabilityCache());
+    expect(within.new_patient_availability).toEqual({ next_28_days: 'none', url: computed.new_patient_availability.url });
+    expect(within.existing_patient_availability).toEqual(computed.existing_patient_availability);
+    const view = (await loadProviderLocationViews(t.db, devA, { ids: [PL.a1nyc], publicBaseUrl: 'http://x', now: at(30_000), cache: new AvailabilityCache() })).get(PL.a1nyc)!;
+    expect(view.first_availability_date_in_provider_local_time).toBe('2099-01-01');
+
+    const expired = await entity(at(MAX_SUMMARY_TTL_MS), PL.a1nyc, new AvailabilityCache());
+    expect(expired.new_patient_availability.next_28_days).toBe('available');
+    expect(expired).toEqual(await entity(at(MAX_SUMMARY_TTL_MS), PL.a1nyc));
+    const future = await entity(at(-1), PL.a1nyc, new AvailabilityCache());
+    expect(future.new_patient_availability.next_28_days).toBe('available');
+  });
+
+  test('a stored row is memoised only until it is 60 s old, not 60 s after it was read', async () => {
+    await refreshAllAt(T);
+    await tamper(PL.a1nyc, T);
+    const cache = new AvailabilityCache();
+    expect((await entity(at(50_000), PL.a1nyc, cache)).new_patient_availability.next_28_days).toBe('none');
+    expect((await entity(at(MAX_SUMMARY_TTL_MS - 1), PL.a1nyc, cache)).new_patient_availability.next_28_days).toBe('none');
+    expect((await entity(at(MAX_SUMMARY_TTL_MS + 1), PL.a1nyc, cache)).new_patient_availability.next_28_days).toBe('available');
+  });
+
+  test('a stale row (older than 60 s) is not served; without rows the listing computes as before', async () => {
+    await refreshAllAt(T);
+    await tamper(PL.a1nyc, at(-MAX_SUMMARY_TTL_MS));
+    expect((await entity(T, PL.a1nyc, new AvailabilityCache())).new_patient_availability.next_28_days).toBe('available');
+    await t.db.deleteFrom('availability_summaries').execute();
+    expect(await page(T, new AvailabilityCache())).toEqual(await page(T));
+  });
+
+  test('recent_changes_72hrs listings read the rows by id', async () => {
+    await refreshAllAt(T);
+    await tamper(PL.a1nyc, T);
+    const recent = await listSchedulableEntities(t.db, devA, {
+      page: 0, pageSize: 100, recentOnly: true, publicBaseUrl: t.config.publicBaseUrl, now: at(1000), cache: new AvailabilityCache(),
+      recentWindowReadMax: 1_000_000,
+    });
+    const e = recent.entities.find((x) => x.id === PL.a1nyc);
+    expect(e, 'the fixture went live after T − 72 h').toBeDefined();
+    expect(e!.new_patient_availability.next_28_days).toBe('none');
+  });
+
+  test('a page served within the memo lifetime is not read again alongside; a summary evicted meanwhile is still read from its row', async () => {
+    await refreshAllAt(T);
+    // Room for the page's five summaries and one more.
+    const cache = new AvailabilityCache({ maxEntries: 6 });
+    expect((await entity(T, PL.a1bk, cache)).new_patient_availability.next_28_days).toBe('limited');
+    expect(cache.pageMemoised(`${env()}|${devA.developerId}|0|100`, T.getTime())).toBe(true);
+    // Two more summaries evict the page's first (a1bk); its row now says otherwise.
+    await directoryAvailability(t.db, { env: env(), providerLocationIds: [PL.out, PL.other], now: T, cache });
+    await tamper(PL.a1bk, T);
+    expect((await entity(at(1000), PL.a1bk, cache)).new_patient_availability.next_28_days).toBe('none');
+    // Served from the memo: unchanged for the others.
+    expect((await entity(at(1000), PL.a1nyc, cache)).new_patient_availability.next_28_days).toBe('available');
+  });
+
+  test('through the API: a row the refresher just wrote is what GET /v1/schedulable_entities shows', async () => {
+    await t.db.deleteFrom('availability_summaries').execute();
+    expect(await refreshAvailabilitySummaries(t.db, { env: env() })).toBe((await activeIds()).length);
+    await tamper(PL.b1nyc, new Date());
+    const r = await get(t, '/v1/schedulable_entities', f.tokenA);
+    expect(r.status).toBe(200);
+    const e = r.body.data.schedulable_entities.find((x: { id: string }) => x.id === PL.b1nyc);
+    expect(e.new_patient_availability).toEqual({ next_28_days: 'none', url: expect.any(String) });
+    expect(e.existing_patient_availability.next_28_days).toBe('available');
+  });
+});
+
+describe('AvailabilityCache page marks', () => {
+  const summary: AvailabilitySummary = { new: { next_28_days: 'none' }, existing: { next_28_days: 'none' } };
+  test('a page is memoised until the first of its summaries expires; not at all when one is missing', () => {
+    const c = new AvailabilityCache();
+    c.set('sandbox', 'a', summary, 1000);
+    c.set('sandbox', 'b', summary, 5000);
+    c.notePage('p', 'sandbox', ['a', 'b']);
+    expect(c.pageMemoised('p', 1000 + MAX_SUMMARY_TTL_MS - 1)).toBe(true);
+    expect(c.pageMemoised('p', 1000 + MAX_SUMMARY_TTL_MS)).toBe(false);
+    c.notePage('q', 'sandbox', ['a', 'missing']);
+    expect(c.pageMemoised('q', 1000)).toBe(false);
+    expect(c.pageMemoised('other', 1000)).toBe(false);
+    c.notePage('p', 'sandbox', ['b']);
+    c.clear();
+    expect(c.pageMemoised('p', 1000)).toBe(false);
+  });
+});
+
+describe('the worker loop', () => {
+  test('refreshes, runs one pass at a time, and writes nothing once stopped', async () => {
+    await t.db.deleteFrom('availability_summaries').execute();
+    const active = await activeIds();
+    const passes: number[] = [];
+    const errors: unknown[] = [];
+    const worker = startAvailabilitySummaryWorker(t.db, env(), { intervalMs: 20, batchSize: 2, onPass: (n) => passes.push(n), onError: (e) => errors.push(e) });
+    try {
+      await waitFor(async () => (await storedIds()).length === active.length);
+      await waitFor(async () => passes.length >= 3);
+    } finally {
+      await worker.stop();
+    }
+    expect(errors).toEqual([]);
+    // The first pass wrote every row; the next ones found them young.
+    expect(passes[0]).toBe(active.length);
+    expect(passes.slice(1).every((n) => n === 0)).toBe(true);
+    const after = passes.length;
+    await t.db.deleteFrom('availability_summaries').execute();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await storedIds()).toEqual([]);
+    expect(passes.length).toBe(after);
+  });
+
+  test('stop() during a pass ends it after the batch in progress', async () => {
+    await t.db.deleteFrom('availability_summaries').execute();
+    const worker = startAvailabilitySummaryWorker(t.db, env(), { intervalMs: 60_000, batchSize: 1 });
+    await waitFor(async () => (await storedIds()).length > 0, 15_000);
+    await worker.stop();
+    const written = (await storedIds()).length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await storedIds()).length).toBe(written);
+  });
+
+  test('startBackgroundWorkers runs it', async () => {
+    await t.db.deleteFrom('availability_summaries').execute();
+    const active = await activeIds();
+    const workers = startBackgroundWorkers(t.db, t.config, pino({ level: 'silent' }));
+    try {
+      await waitFor(async () => (await storedIds()).length === active.length);
+    } finally {
+      await workers.stop();
+    }
+  });
+});
