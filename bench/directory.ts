@@ -33,7 +33,9 @@
  * generator makes ~1.25 provider-locations per provider); `BENCH_SECONDS` as for every scenario.
  * Tables also hold the scheduling group's ~10,000 provider-locations (another developer).
  */
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { MAX_SUMMARY_TTL_MS } from '../src/domain/directory/availability-cache.js';
@@ -147,12 +149,31 @@ async function refreshSummaries(ctx: BenchContext): Promise<{ summaries: number;
   return { summaries, passes, wallMs: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
-/** Wall time of one GET through the app (body read). */
+/**
+ * Wall time of one GET through the app, the body read to its end by a client in a worker thread
+ * (bench/timed-get-worker.mjs), off the server's event loop like autocannon's.
+ */
 async function timedGet(ctx: BenchContext, path: string, headers: Record<string, string>): Promise<number> {
-  return (await timedJson(ctx, path, headers)).ms;
+  const worker = (timer ??= new Worker(join(import.meta.dirname, 'timed-get-worker.mjs')));
+  worker.unref();
+  const id = ++timerCalls;
+  const answer = new Promise<{ id: number; ms: number; status: number; error?: string }>((resolve) => {
+    const on = (m: { id: number; ms: number; status: number; error?: string }) => {
+      if (m.id !== id) return;
+      worker.off('message', on);
+      resolve(m);
+    };
+    worker.on('message', on);
+  });
+  worker.postMessage({ id, url: `${ctx.baseUrl}${path}`, headers });
+  const m = await answer;
+  if (m.error || m.status !== 200) throw new Error(`GET ${path}: ${m.error ?? m.status}`);
+  return m.ms;
 }
+let timer: Worker | undefined;
+let timerCalls = 0;
 
-/** Wall time of one GET through the app and the number of items its page lists. */
+/** Wall time of one GET through the app (client in this process) and the number of items its page lists. */
 async function timedJson(ctx: BenchContext, path: string, headers: Record<string, string>): Promise<{ ms: number; items: number }> {
   const t0 = performance.now();
   const res = await fetch(`${ctx.baseUrl}${path}`, { headers });
