@@ -63,8 +63,9 @@ function availabilityUrlPrefix(publicBaseUrl: string, plId: string, visitReasonI
 interface EntityRow {
   id: string;
   npi: string;
-  go_live: Date;
-  profile_updated_at: Date;
+  /** Epoch milliseconds: a float8 is parsed much faster than a timestamptz, 10,000 times a page. */
+  go_live: number;
+  profile_updated_at: number;
   time_zone: string;
   main_specialty_id: string | null;
   main_specialty_name: string | null;
@@ -100,7 +101,8 @@ async function entityPage(
            e.default_visit_reason_id, e.visit_reason_ids, e.provider_id, e.location_id, ${countInPage ? sql`page.total` : sql`(${count})`} AS total
     FROM page
     CROSS JOIN LATERAL (
-      SELECT p.npi, greatest(pl.go_live_at, page.added_at) AS go_live, pl.profile_updated_at, l.time_zone,
+      SELECT p.npi, floor(extract(epoch FROM greatest(pl.go_live_at, page.added_at)) * 1000)::float8 AS go_live,
+             floor(extract(epoch FROM pl.profile_updated_at) * 1000)::float8 AS profile_updated_at, l.time_zone,
              p.main_specialty_id, s.name AS main_specialty_name, p.default_visit_reason_id, p.visit_reason_ids,
              pl.provider_id, pl.location_id
       FROM provider_locations pl
