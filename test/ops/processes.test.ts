@@ -54,9 +54,11 @@ describe.runIf(baseUrl)('serve --processes 2 on PostgreSQL (needs TEST_DATABASE_
   }, 60_000);
 
   it('runs two API processes behind the primary, which serves no HTTP itself and says so on start', async () => {
+    // /readyz answers as soon as the first process listens; the primary speaks once both do.
+    for (let i = 0; i < 600 && !primary.output().includes('with 2 API processes'); i++) await sleep(50);
+    expect(primary.output()).toContain('with 2 API processes');
     const workers = await apiProcessesOf(primary.child.pid!);
     expect(workers).toHaveLength(2);
-    expect(primary.output()).toContain('with 2 API processes');
     // Without REDIS_URL each process counts rate limits on its own: the operator is told.
     expect(primary.output()).toContain('REDIS_URL is not set');
     const t = await onboard(url, `${url}/`);
