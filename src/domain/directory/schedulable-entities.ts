@@ -63,7 +63,7 @@ function availabilityUrlPrefix(publicBaseUrl: string, plId: string, visitReasonI
 interface EntityRow {
   id: string;
   npi: string;
-  /** Epoch milliseconds: a float8 is parsed much faster than a timestamptz, 10,000 times a page. */
+  /** Epoch milliseconds (from the page's JSON). */
   go_live: number;
   profile_updated_at: number;
   time_zone: string;
@@ -73,6 +73,23 @@ interface EntityRow {
   visit_reason_ids: string[];
   provider_id: string;
   location_id: string;
+}
+
+/** An `EntityRow` from its JSON array (the column order of `entityPage`'s `json_build_array`). */
+function entityRow(a: unknown[]): EntityRow {
+  return {
+    id: a[0] as string,
+    npi: a[1] as string,
+    go_live: a[2] as number,
+    profile_updated_at: a[3] as number,
+    time_zone: a[4] as string,
+    main_specialty_id: a[5] as string | null,
+    main_specialty_name: a[6] as string | null,
+    default_visit_reason_id: a[7] as string | null,
+    visit_reason_ids: a[8] as string[],
+    provider_id: a[9] as string,
+    location_id: a[10] as string,
+  };
 }
 
 /**
@@ -95,10 +112,13 @@ async function entityPage(
   count: RawBuilder<unknown>,
   countInPage = false,
 ): Promise<{ rows: EntityRow[]; total: number }> {
-  const { rows } = await sql<EntityRow & { total: string | number }>`
+  // The page comes back as one JSON value (an array of arrays, in the order `entityRow` reads): one native
+  // JSON.parse instead of the driver handling 11 fields (and an array literal) per row, 10,000 times.
+  const { rows: [agg] } = await sql<{ j: unknown[][] | null; total: string | number | null }>`
     WITH page AS MATERIALIZED (${page})
-    SELECT page.id, e.npi, e.go_live, e.profile_updated_at, e.time_zone, e.main_specialty_id, e.main_specialty_name,
-           e.default_visit_reason_id, e.visit_reason_ids, e.provider_id, e.location_id, ${countInPage ? sql`page.total` : sql`(${count})`} AS total
+    SELECT json_agg(json_build_array(page.id, e.npi, e.go_live, e.profile_updated_at, e.time_zone, e.main_specialty_id,
+             e.main_specialty_name, e.default_visit_reason_id, e.visit_reason_ids, e.provider_id, e.location_id) ORDER BY page.id) AS j,
+           min(${countInPage ? sql`page.total` : sql`(${count})`}) AS total
     FROM page
     CROSS JOIN LATERAL (
       SELECT p.npi, floor(extract(epoch FROM greatest(pl.go_live_at, page.added_at)) * 1000)::float8 AS go_live,
@@ -111,9 +131,9 @@ async function entityPage(
       LEFT JOIN specialties s ON s.env = p.env AND s.id = p.main_specialty_id
       WHERE pl.env = ${caller.env} AND pl.id = page.id
       LIMIT 1
-    ) e
-    ORDER BY page.id`.execute(db);
-  if (rows.length) return { rows, total: Number(rows[0]!.total) };
+    ) e`.execute(db);
+  const rows = (agg?.j ?? []).map(entityRow);
+  if (rows.length) return { rows, total: Number(agg!.total) };
   // An empty page (past the end, or nothing to list): the count alone.
   const c = await sql<{ n: string | number }>`SELECT (${count}) AS n`.execute(db);
   return { rows, total: Number(c.rows[0]?.n ?? 0) };
