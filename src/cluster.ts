@@ -18,9 +18,8 @@ import cluster, { type Worker } from 'node:cluster';
 import pino from 'pino';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
-import { bootstrapSandbox } from './domain/demo/bootstrap.js';
 import { loggerOptions } from './http/logger.js';
+import { prepareDatabase } from './server.js';
 
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
@@ -38,13 +37,7 @@ export async function startClusterPrimary(config: Config, opts: ClusterOptions):
   const logger = pino(loggerOptions(config.logLevel));
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, poolSize: 1 });
   try {
-    const applied = await migrateToLatest(handle.db);
-    if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
-    if (config.appEnv === 'sandbox') {
-      const boot = await bootstrapSandbox(handle.db, { dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl });
-      if (boot.created && boot.credentials) process.stdout.write(`\nDemo developer created. Credentials in ${boot.credentialsFile}\n\n`);
-      else if (boot.credentials) process.stdout.write(`Demo credentials: ${boot.credentialsFile}\n`);
-    }
+    await prepareDatabase(handle.db, config, logger, true);
   } finally {
     await handle.close();
   }

@@ -2,7 +2,7 @@
  * Runs the service: opens the database, migrates, bootstraps the sandbox, listens, and shuts down
  * gracefully on SIGINT/SIGTERM (stop accepting, let in-flight requests finish, close the database).
  */
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -31,24 +31,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const handle =
     opts.handle ??
     (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements }));
-  const applied = await migrateToLatest(handle.db);
-  if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
-
   const announce = !opts.quiet && opts.announce !== false;
-  if (config.appEnv === 'sandbox') {
-    const boot = await bootstrapSandbox(handle.db, { dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl });
-    if (boot.created && boot.credentials && announce) {
-      process.stdout.write(
-        `\nDemo developer created. Credentials (also in ${boot.credentialsFile}):\n` +
-          `  developer_id:   ${boot.credentials.developer_id}\n` +
-          `  client_id:      ${boot.credentials.client_id}\n` +
-          `  client_secret:  ${boot.credentials.client_secret}\n` +
-          `  user_client_id: ${boot.credentials.user_client_id}\n\n`,
-      );
-    } else if (boot.credentials && announce) {
-      process.stdout.write(`Demo credentials: ${boot.credentialsFile}\n`);
-    }
-  }
+  await prepareDatabase(handle.db, config, logger, announce);
 
   const withWorkers = opts.workers !== false;
   // With workers in this process the app runs the insurance-mapping job (so a request is applied at
@@ -94,4 +78,28 @@ export async function startWorkerProcess(config: Config, opts: { handle?: Databa
       if (!opts.handle) await handle.close();
     },
   };
+}
+
+/**
+ * What a starting service does to its database before it serves: applies pending migrations and, in
+ * the sandbox, bootstraps the demo developer and directory (contracts.md §1–2), printing the demo
+ * credentials when `announce`. Shared by `serve` and the primary of `serve --processes`.
+ */
+export async function prepareDatabase(db: DatabaseHandle['db'], config: Config, logger: Logger, announce: boolean): Promise<void> {
+  const applied = await migrateToLatest(db);
+  if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  if (config.appEnv !== 'sandbox') return;
+  const boot = await bootstrapSandbox(db, { dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl });
+  if (!announce || !boot.credentials) return;
+  if (boot.created) {
+    process.stdout.write(
+      `\nDemo developer created. Credentials (also in ${boot.credentialsFile}):\n` +
+        `  developer_id:   ${boot.credentials.developer_id}\n` +
+        `  client_id:      ${boot.credentials.client_id}\n` +
+        `  client_secret:  ${boot.credentials.client_secret}\n` +
+        `  user_client_id: ${boot.credentials.user_client_id}\n\n`,
+    );
+  } else {
+    process.stdout.write(`Demo credentials: ${boot.credentialsFile}\n`);
+  }
 }
