@@ -4,6 +4,7 @@
  */
 import { CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { DateTime } from 'luxon';
+import { epochMsSql } from '../../db/epoch-ms.js';
 import type { AppointmentStatus, ConfirmationType, Database, VisitType } from '../../db/schema.js';
 import type { Principal } from '../credentials/principal.js';
 import { utcIso, type LocalClock } from '../scheduling/local-time.js';
@@ -117,7 +118,7 @@ const ROW_COLUMNS = [
   'provider_id', 'location_id', 'practice_id', 'visit_reason_id', 'patient_type', 'patient_id', 'cancellation_reason',
   'cancellation_reason_type', 'location_phone_number', 'location_phone_extension',
 ] as const satisfies readonly (keyof AppointmentRow)[];
-const ROW_JSON = ROW_COLUMNS.map((c) => (TIMESTAMPS.has(c) ? `floor(extract(epoch FROM r.${c}) * 1000)::float8` : `r.${c}`)).join(', ');
+const ROW_JSON = ROW_COLUMNS.map((c) => (TIMESTAMPS.has(c) ? epochMsSql(`r.${c}`) : `r.${c}`)).join(', ');
 
 /** An `AppointmentRow` from its JSON array (`ROW_COLUMNS` order). */
 function rowFromArray(a: unknown[]): AppointmentRow {
