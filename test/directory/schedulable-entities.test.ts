@@ -1,6 +1,11 @@
 /** GET /v1/schedulable_entities (interface.md §2.4, §4.8) and the availability summaries behind it. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Ajv } from 'ajv';
+import { Type } from 'typebox';
 import { directoryAvailability } from '../../src/domain/directory/availability-summary.js';
+import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
+import { pageEnvelope } from '../../src/routes/v1/common-schemas.js';
+import { RecentChangeSummary, SchedulableEntity } from '../../src/routes/v1/directory/schemas.js';
 import { writeDirectory } from '../../src/domain/directory/write-directory.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { clientToken } from '../helpers/auth.js';
@@ -71,6 +76,80 @@ describe('GET /v1/schedulable_entities', () => {
     expect(p2.body).toMatchObject({ page: 2, next_url: null });
     const all = [p0, p1, p2].flatMap((p) => p.body.data.schedulable_entities.map((e: { id: string }) => e.id));
     expect(new Set(all).size).toBe(5);
+  });
+
+  test('a page read in parts (parallel statements) is the page read in one statement', async () => {
+    const caller = { env: t.config.appEnv, developerId: f.devA.developer_id };
+    const now = new Date();
+    const read = (page: number, pageSize: number, maxPart?: number) =>
+      listSchedulableEntities(t.db, caller, { page, pageSize, recentOnly: false, publicBaseUrl: 'http://x', now, ...(maxPart ? { maxPart } : {}) });
+    let compared = 0;
+    for (let pageSize = 1; pageSize <= 6; pageSize++) {
+      for (let page = 0; page * pageSize <= 6; page++) {
+        const whole = await read(page, pageSize);
+        for (const maxPart of [1, 2, 3]) {
+          const parted = await read(page, pageSize, maxPart);
+          expect(parted, `page ${page}, size ${pageSize}, parts of ${maxPart}`).toEqual(whole);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(40);
+    // Parts really split the page: three parts of at most 2 for a page of 5, every entity once, in order.
+    const five = await read(0, 5, 2);
+    expect(five.entities.map((e) => e.id)).toEqual([PL.a1bk, PL.a1nyc, PL.a2phl, PL.b1nyc, PL.virt]);
+    expect(five.total).toBe(5);
+    expect((await read(0, 3, 2)).entities.map((e) => e.id)).toEqual([PL.a1bk, PL.a1nyc, PL.a2phl]);
+    expect((await read(1, 3, 2)).entities.map((e) => e.id)).toEqual([PL.b1nyc, PL.virt]);
+    expect(await read(9, 3, 2)).toEqual({ total: 5, entities: [] });
+  });
+
+  test('an entity leaving the directory while a page is read in parts is not listed twice', async () => {
+    const caller = { env: t.config.appEnv, developerId: f.devA.developer_id };
+    const leave = (active: boolean) =>
+      t.db.updateTable('developer_provider_locations').set({ active }).where('developer_id', '=', f.devA.developer_id).where('provider_location_id', '=', PL.a1nyc).execute();
+    // Runs the deactivation right after the statement that finds where each part starts, before the parts are read.
+    let left = false;
+    const pending = new Set<unknown>();
+    const watched = t.db.withPlugin({
+      transformQuery: (a) => {
+        if (!left && JSON.stringify(a.node).includes('row_number() OVER')) pending.add(a.queryId);
+        return a.node;
+      },
+      transformResult: async (a) => {
+        if (pending.delete(a.queryId)) {
+          left = true;
+          await leave(false);
+        }
+        return a.result;
+      },
+    });
+    try {
+      // Parts of 2 start at a1bk, a2phl and virt; a1nyc (in the first part) leaves in between.
+      const r = await listSchedulableEntities(watched, caller, { page: 0, pageSize: 5, recentOnly: false, publicBaseUrl: 'http://x', maxPart: 2 });
+      expect(left).toBe(true);
+      expect(r.entities.map((e) => e.id)).toEqual([PL.a1bk, PL.a2phl, PL.b1nyc, PL.virt]);
+    } finally {
+      await leave(true);
+    }
+  });
+
+  test('the 200 body holds the response schema\'s fields and nothing else (it is written with JSON.stringify)', async () => {
+    const strict = (schema: unknown): unknown => {
+      if (Array.isArray(schema)) return schema.map(strict);
+      if (!schema || typeof schema !== 'object') return schema;
+      const out: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, strict(v)]));
+      if (out.type === 'object') out.additionalProperties = false;
+      return out;
+    };
+    const schema = pageEnvelope(Type.Object({ recent_change_summary: RecentChangeSummary, schedulable_entities: Type.Array(SchedulableEntity) }), { withRequestId: false });
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(strict(schema) as object);
+    const r = await get(t, `${URL_}?page_size=3`, f.tokenA);
+    expect(r.status).toBe(200);
+    expect(validate(r.body), JSON.stringify(validate.errors)).toBe(true);
+    expect(r.body.data.schedulable_entities).toHaveLength(3);
+    // The check itself rejects a field the schema lacks.
+    expect(validate({ ...r.body, extra: 1 })).toBe(false);
   });
 
   test('limits: page_size 1..10000, page >= 0, schedule_types, recent_changes_72hrs boolean', async () => {

@@ -4,6 +4,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { epochMsSql } from '../../db/epoch-ms.js';
 import type { AvailabilityCache } from './availability-cache.js';
 import { directoryAvailability, type PatientTypeAvailability } from './availability-summary.js';
 import { readStoredSummaries } from './availability-summary-store.js';
@@ -44,6 +45,22 @@ export function availabilityUrl(publicBaseUrl: string, plId: string, visitReason
 function formEncode(v: string): string {
   const e = encodeURIComponent(v);
   return /[!'()~]|%20/.test(e) ? e.replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+') : e;
+}
+
+/**
+ * `new Date(ms).toISOString()`, remembering the last few answers: the entities of a page share
+ * their timestamps in long runs (a directory is imported, activated and updated in batches).
+ */
+function isoMemo(): (ms: number) => string {
+  const known = new Map<number, string>();
+  return (ms) => {
+    let s = known.get(ms);
+    if (s === undefined) {
+      if (known.size >= 64) known.clear();
+      known.set(ms, (s = new Date(ms).toISOString()));
+    }
+    return s;
+  };
 }
 
 /** A summary with its URL, keys in the order of the summary itself. */
@@ -109,7 +126,7 @@ async function entityPage(
   db: Db,
   caller: DirectoryCaller,
   page: RawBuilder<unknown>,
-  count: RawBuilder<unknown>,
+  count: RawBuilder<unknown> | undefined,
   countInPage = false,
 ): Promise<{ rows: EntityRow[]; total: number }> {
   // The page comes back as one JSON value (an array of arrays, in the order `entityRow` reads): one native
@@ -118,11 +135,11 @@ async function entityPage(
     WITH page AS MATERIALIZED (${page})
     SELECT json_agg(json_build_array(page.id, e.npi, e.go_live, e.profile_updated_at, e.time_zone, e.main_specialty_id,
              e.main_specialty_name, e.default_visit_reason_id, e.visit_reason_ids, e.provider_id, e.location_id) ORDER BY page.id) AS j,
-           min(${countInPage ? sql`page.total` : sql`(${count})`}) AS total
+           min(${countInPage ? sql`page.total` : count ? sql`(${count})` : sql`0`}) AS total
     FROM page
     CROSS JOIN LATERAL (
-      SELECT p.npi, floor(extract(epoch FROM greatest(pl.go_live_at, page.added_at)) * 1000)::float8 AS go_live,
-             floor(extract(epoch FROM pl.profile_updated_at) * 1000)::float8 AS profile_updated_at, l.time_zone,
+      SELECT p.npi, ${sql.raw(epochMsSql('greatest(pl.go_live_at, page.added_at)'))} AS go_live,
+             ${sql.raw(epochMsSql('pl.profile_updated_at'))} AS profile_updated_at, l.time_zone,
              p.main_specialty_id, s.name AS main_specialty_name, p.default_visit_reason_id, p.visit_reason_ids,
              pl.provider_id, pl.location_id
       FROM provider_locations pl
@@ -133,25 +150,57 @@ async function entityPage(
       LIMIT 1
     ) e`.execute(db);
   const rows = (agg?.j ?? []).map(entityRow);
-  if (rows.length) return { rows, total: Number(agg!.total) };
+  if (rows.length || !count) return { rows, total: Number(agg?.total ?? 0) };
   // An empty page (past the end, or nothing to list): the count alone.
   const c = await sql<{ n: string | number }>`SELECT (${count}) AS n`.execute(db);
   return { rows, total: Number(c.rows[0]?.n ?? 0) };
 }
+
+/** A page of the directory larger than this is read in parts of at most this many entities, in parallel. */
+export const PAGE_PART_SIZE = 2500;
 
 /**
  * One page of the caller's active directory and its size: an index-only walk of
  * `developer_provider_locations_active` (migration 0008: the developer's rows whose provider-location
  * is active, in id order, with `added_at`) and a count on the same index. So a page costs its own
  * rows plus one narrow index count, whatever the size of the directory.
+ *
+ * A page of more than `PAGE_PART_SIZE` entities is read in parts, one statement each, all at once
+ * (on PostgreSQL each on its own connection, so the database reads them on several cores while this
+ * process parses the first to arrive): a first statement finds the id each part starts at, then each
+ * part reads its entities from that id on, up to the next part's first id. Parts never overlap, so
+ * an entity is never listed twice on a page, whatever is written meanwhile. The count runs alongside.
+ * Measured on a 50,000-entity directory, a page of 10,000 read in 4 parts came ~30 % sooner than in
+ * one statement (docs/directory-format.md).
  */
-function directoryPage(db: Db, caller: DirectoryCaller, page: number, pageSize: number): Promise<{ rows: EntityRow[]; total: number }> {
-  return entityPage(
-    db,
-    caller,
-    directoryPageIds(caller, page, pageSize),
-    sql`SELECT count(*) FROM developer_provider_locations dpl WHERE ${mine(caller)}`,
+async function directoryPage(
+  db: Db,
+  caller: DirectoryCaller,
+  page: number,
+  pageSize: number,
+  maxPart = PAGE_PART_SIZE,
+): Promise<{ rows: EntityRow[]; total: number }> {
+  const count = sql`SELECT count(*) FROM developer_provider_locations dpl WHERE ${mine(caller)}`;
+  if (pageSize <= maxPart) return entityPage(db, caller, directoryPageIds(caller, page, pageSize), count);
+  const parts = Math.ceil(pageSize / maxPart);
+  const partSize = Math.ceil(pageSize / parts);
+  const [starts, total] = await Promise.all([
+    sql<{ ids: string[] | null }>`
+      SELECT array_agg(id ORDER BY id) AS ids FROM (
+        SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM (${directoryPageIds(caller, page, pageSize)}) p
+      ) numbered WHERE n % ${partSize} = 0`.execute(db).then((r) => r.rows[0]?.ids ?? []),
+    sql<{ n: string | number }>`SELECT (${count}) AS n`.execute(db).then((r) => Number(r.rows[0]?.n ?? 0)),
+  ]);
+  const read = await Promise.all(
+    starts.map((from, i) => {
+      const to = starts[i + 1];
+      const ids = sql`SELECT dpl.provider_location_id AS id, dpl.added_at FROM developer_provider_locations dpl
+        WHERE ${mine(caller)} AND dpl.provider_location_id >= ${from} ${to === undefined ? sql`` : sql`AND dpl.provider_location_id < ${to}`}
+        ORDER BY dpl.provider_location_id LIMIT ${Math.min(partSize, pageSize - i * partSize)}`;
+      return entityPage(db, caller, ids, undefined);
+    }),
   );
+  return { rows: read.flatMap((r) => r.rows), total };
 }
 
 /** The caller's active directory (`developer_provider_locations_active`). */
@@ -246,6 +295,8 @@ export async function listSchedulableEntities(
     cache?: AvailabilityCache;
     /** `recentOnly`: the window size past which the directory is walked instead (tests set it to exercise both). */
     recentWindowReadMax?: number;
+    /** The largest part a page is read in (default `PAGE_PART_SIZE`; tests set it to exercise parts on small pages). */
+    maxPart?: number;
   },
 ): Promise<{ total: number; entities: SchedulableEntity[] }> {
   const now = q.now ?? new Date();
@@ -258,30 +309,37 @@ export async function listSchedulableEntities(
   const [{ rows, total }, stored] = await Promise.all([
     q.recentOnly
       ? recentPage(db, caller, q.page, q.pageSize, since, q.recentWindowReadMax ?? RECENT_WINDOW_READ_MAX)
-      : directoryPage(db, caller, q.page, q.pageSize),
+      : directoryPage(db, caller, q.page, q.pageSize, q.maxPart),
     prefetch
       ? readStoredSummaries(db, caller.env, directoryPageIds(caller, q.page, q.pageSize), { nowMs: now.getTime(), maxAgeMs: cache.ttlMs, activeOnly: false })
       : undefined,
   ]);
   const availability = await directoryAvailability(db, { env: caller.env, rows, now, ...(cache ? { cache } : {}), ...(stored ? { stored } : {}) });
   if (cache && !q.recentOnly) cache.notePage(pageKey, caller.env, availability.keys());
-  const entities = rows.map((r): SchedulableEntity => {
+  const iso = isoMemo();
+  const entities = new Array<SchedulableEntity>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
     const a = availability.get(r.id);
     const reason = r.default_visit_reason_id ?? r.visit_reason_ids[0] ?? undefined;
     const url = availabilityUrlPrefix(q.publicBaseUrl, r.id, reason);
-    return {
+    // One shape for every entity (optional fields assigned after), in the order of the schema.
+    const e: SchedulableEntity = {
       id: r.id,
       npi: r.npi,
       type: 'provider_location',
-      go_live_timestamp_utc: new Date(r.go_live).toISOString(),
-      profile_last_modified_timestamp_utc: new Date(r.profile_updated_at).toISOString(),
+      go_live_timestamp_utc: iso(r.go_live),
+      profile_last_modified_timestamp_utc: iso(r.profile_updated_at),
       new_patient_availability: withUrl(a?.new, `${url}new`),
       existing_patient_availability: withUrl(a?.existing, `${url}existing`),
       time_zone: r.time_zone,
-      ...(r.main_specialty_id ? { main_specialty_id: r.main_specialty_id } : {}),
-      ...(r.main_specialty_id && r.main_specialty_name ? { main_specialty_name: r.main_specialty_name } : {}),
     };
-  });
+    if (r.main_specialty_id) {
+      e.main_specialty_id = r.main_specialty_id;
+      if (r.main_specialty_name) e.main_specialty_name = r.main_specialty_name;
+    }
+    entities[i] = e;
+  }
   return { total, entities };
 }
 
