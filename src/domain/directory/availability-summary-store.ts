@@ -22,7 +22,7 @@ export interface StoredSummary {
 
 interface SummaryRow {
   id: string;
-  computed_ms: number | string;
+  computed_ms: number;
   new_next_available_utc: string | null;
   new_next_28_days: Next28Days;
   existing_next_available_utc: string | null;
@@ -30,6 +30,9 @@ interface SummaryRow {
   first_availability_date: string | null;
   default_visit_reason_id: string | null;
 }
+
+/** A row as `readStoredSummaries` reads it: `SummaryRow`'s fields in order (a `date` comes as its ISO text). */
+type SummaryArray = [string, number, string | null, Next28Days, string | null, Next28Days, string | null, string | null];
 
 function patientType(next: string | null, next28: Next28Days): PatientTypeAvailability {
   return next === null ? { next_28_days: next28 } : { next_available_utc: next, next_28_days: next28 };
@@ -71,15 +74,29 @@ export async function readStoredSummaries(
     ? sql`availability_summaries s WHERE s.env = ${env} AND s.provider_location_id = ANY(${ids}::text[])`
     : sql`(${ids}) p CROSS JOIN LATERAL (
         SELECT * FROM availability_summaries s1 WHERE s1.env = ${env} AND s1.provider_location_id = p.id LIMIT 1) s WHERE true`;
-  // The instant as epoch milliseconds (a float8 is parsed faster than a timestamptz, 10,000 times;
-  // `date_part` is float8 arithmetic, `extract` numeric: src/db/epoch-ms.ts).
-  const { rows } = await sql<SummaryRow>`
-    SELECT s.provider_location_id AS id, ${sql.raw(epochMsSql('s.computed_at'))} AS computed_ms,
-           s.new_next_available_utc, s.new_next_28_days, s.existing_next_available_utc, s.existing_next_28_days,
-           s.first_availability_date, s.default_visit_reason_id
+  // One JSON value (an array of arrays): one native JSON.parse instead of the driver parsing 8 fields
+  // per row. For a page of 10,000 this moved ~30–45 ms of CPU off this process's main thread (which
+  // a listing needs for everything else) for ~25 ms more in PostgreSQL, measured. The instant as
+  // epoch milliseconds (`date_part` is float8 arithmetic, `extract` numeric: src/db/epoch-ms.ts).
+  const { rows } = await sql<{ j: SummaryArray[] | null }>`
+    SELECT json_agg(json_build_array(s.provider_location_id, ${sql.raw(epochMsSql('s.computed_at'))},
+             s.new_next_available_utc, s.new_next_28_days, s.existing_next_available_utc, s.existing_next_28_days,
+             s.first_availability_date, s.default_visit_reason_id)) AS j
     FROM ${from}
       AND s.computed_at > ${oldest} AND s.computed_at <= ${now} ${active}`.execute(db);
-  for (const r of rows) out.set(r.id, { summary: summaryOf(r), computedAtMs: Number(r.computed_ms) });
+  for (const a of rows[0]?.j ?? []) {
+    const r: SummaryRow = {
+      id: a[0],
+      computed_ms: a[1],
+      new_next_available_utc: a[2],
+      new_next_28_days: a[3],
+      existing_next_available_utc: a[4],
+      existing_next_28_days: a[5],
+      first_availability_date: a[6],
+      default_visit_reason_id: a[7],
+    };
+    out.set(r.id, { summary: summaryOf(r), computedAtMs: r.computed_ms });
+  }
   return out;
 }
 
