@@ -81,7 +81,8 @@ export async function loadProviderLocations(
     .innerJoin('providers as p', (j) => j.onRef('p.env', '=', 'pl.env').onRef('p.id', '=', 'pl.provider_id'))
     .innerJoin('locations as l', (j) => j.onRef('l.env', '=', 'pl.env').onRef('l.id', '=', 'pl.location_id'))
     .where('pl.env', '=', env)
-    .where('pl.id', 'in', ids);
+    // One array parameter, not one per id: a listing may ask for 10,000 (measured ~100 ms less then).
+    .where(sql<boolean>`pl.id = ANY(${ids}::text[])`);
   if (opts.developerId) {
     const developerId = opts.developerId;
     q = q.where((eb) =>
@@ -93,7 +94,7 @@ export async function loadProviderLocations(
           .whereRef('dpl.provider_location_id', '=', 'pl.id')
           .where('dpl.developer_id', '=', developerId)
           // Lets the planner look the ids up by primary key whatever its row estimates.
-          .where('dpl.provider_location_id', 'in', ids),
+          .where(sql<boolean>`dpl.provider_location_id = ANY(${ids}::text[])`),
       ),
     );
   }
