@@ -143,8 +143,8 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
       principal, pl: contexts.get(req.body.pl)!, patient, visitReasonId: reason, patientType: 'new',
       start, end: new Date(start.getTime() + durationNew * 60_000), now: new Date(),
     });
-    const { rows } = await input.db.executeQuery<{ id: string }>(statement);
-    return { id: rows[0]!.id };
+    const { rows } = await input.db.executeQuery<{ j: [string, ...unknown[]] }>(statement);
+    return { id: rows[0]!.j[0] };
   });
   const writerUrl = await writer.listen({ port: 0, host: '127.0.0.1' });
   writer.server.unref();

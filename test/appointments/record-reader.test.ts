@@ -4,11 +4,12 @@
  * field) returns, for every principal kind, across zones, nulls and a cancelled appointment.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAppointment, type CreateInput } from '../../src/domain/appointments/create.js';
 import { findVisible, VisibleRecordReader } from '../../src/domain/appointments/record.js';
 import type { Principal } from '../../src/domain/credentials/principal.js';
 import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
-import { book, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from './fixtures.js';
+import { book, createBody, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from './fixtures.js';
 
 describe(`appointment record reader (${engineName})`, () => {
   let e: SchedulingEnv;
@@ -43,6 +44,21 @@ describe(`appointment record reader (${engineName})`, () => {
       const slow = await findVisible(e.t.db, p, id);
       expect(slow).toBeDefined();
       expect(fast).toStrictEqual(slow);
+    }
+  });
+
+  it('the row a booking returns (one JSON array from RETURNING) equals findVisible field for field', async () => {
+    const p = { ...base(), kind: 'client' } as unknown as Principal;
+    for (const [pl, over] of [
+      [PL.ny, { notes: 'Returned row' }],
+      [PL.manual, { developer_patient_id: 'dp-2' }],
+    ] as const) {
+      const day = await slots(e, pl, { start: nyDate(6), end: nyDate(6) });
+      const body = createBody(pl, day[1]!.start_time, over);
+      const created = await createAppointment(e.t.db, p, body as unknown as CreateInput);
+      const read = await findVisible(e.t.db, p, created.id);
+      expect(read).toBeDefined();
+      expect(created).toStrictEqual(read);
     }
   });
 

@@ -17,7 +17,7 @@ import { auditRecord, outboxRecord } from './events.js';
 import { rangeLiteral } from './holds.js';
 import { insertStatement } from './insert-sql.js';
 import { patientErrors, type PatientInput } from './patient-rules.js';
-import type { AppointmentRow } from './record.js';
+import { APPOINTMENT_RETURNING, rowFromReturned, type AppointmentRow } from './record.js';
 import { retrying, slotTaken } from './transactions.js';
 
 export interface CreateInput {
@@ -95,7 +95,7 @@ export async function createAppointment(
   const startDate = start!.toJSDate();
   const endDate = start!.plus({ minutes: duration }).toJSDate();
   const row = await retrying(async () => {
-    const { rows } = await db.executeQuery<Omit<AppointmentRow, 'location_phone_number' | 'location_phone_extension'>>(
+    const { rows } = await db.executeQuery<{ j: unknown[] }>(
       bookingStatement(statementTexts, {
         principal,
         pl: pl!,
@@ -109,9 +109,9 @@ export async function createAppointment(
         ...(opts.requestId ? { requestId: opts.requestId } : {}),
       }),
     );
-    return rows[0]!;
+    return rows[0]!.j;
   }).catch((e: unknown) => slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time'));
-  return { ...row, location_phone_number: pl!.locationPhone, location_phone_extension: pl!.locationPhoneExtension };
+  return rowFromReturned(row, pl!.locationPhone, pl!.locationPhoneExtension);
 }
 
 /** What `bookingStatement` writes: a booking its caller has already checked. */
@@ -131,7 +131,7 @@ export interface BookingWrite {
 /**
  * The booking's one atomic statement (contracts.md §5, §7): the patient, the appointment, its held
  * time (the no-overlap constraint refuses a taken time: 409), the outbox event and the audit record,
- * returning the appointment row. Raw SQL (insert-sql.ts): the query builder's cost for this
+ * returning the appointment row as one JSON array (`APPOINTMENT_RETURNING`). Raw SQL (insert-sql.ts): the query builder's cost for this
  * statement was a large part of a booking's CPU. Exported for the benchmark that measures this write
  * on its own (the ceiling of booking throughput).
  */
@@ -194,5 +194,5 @@ export function bookingStatement(statementTexts: Map<string, string>, w: Booking
       cancellation_reason_type: null,
       arrived_at: null,
       evaluate_after: manual || neverEvaluated ? null : now,
-  } }, '*');
+  } }, APPOINTMENT_RETURNING);
 }

@@ -120,6 +120,20 @@ const ROW_COLUMNS = [
 ] as const satisfies readonly (keyof AppointmentRow)[];
 const ROW_JSON = ROW_COLUMNS.map((c) => (TIMESTAMPS.has(c) ? epochMsSql(`r.${c}`) : `r.${c}`)).join(', ');
 
+/**
+ * The `RETURNING` list of an insert into `appointments`: the new row as one JSON array in
+ * `ROW_COLUMNS` order, without the location's phone (not a column of the table). One column for the
+ * driver to describe and parse instead of the table's thirty (`RETURNING *`).
+ */
+export const APPOINTMENT_RETURNING = `json_build_array(${ROW_COLUMNS.slice(0, -2)
+  .map((c) => (TIMESTAMPS.has(c) ? epochMsSql(c) : c))
+  .join(', ')}) AS j`;
+
+/** The row an insert returned with `APPOINTMENT_RETURNING`, completed with the location's phone. */
+export function rowFromReturned(j: unknown[], locationPhone: string | null, locationPhoneExtension: string | null): AppointmentRow {
+  return rowFromArray([...j, locationPhone, locationPhoneExtension]);
+}
+
 /** An `AppointmentRow` from its JSON array (`ROW_COLUMNS` order). */
 function rowFromArray(a: unknown[]): AppointmentRow {
   return {
