@@ -109,7 +109,8 @@ function entityRow(a: unknown[]): EntityRow {
  * id order with its LIMIT and OFFSET (planned on its own: it is a MATERIALIZED CTE), plus a `total`
  * column with `countInPage`. `count` is a statement counting every entity of the listing: without
  * `countInPage` it runs once, as an InitPlan of the same statement (the page's snapshot); either way
- * it runs alone when the page is empty. Only the page's rows are read from their provider-location, provider, location and
+ * it runs alone when the page is empty. Without `count` (a part of a page, counted by its caller)
+ * `total` is 0. Only the page's rows are read from their provider-location, provider, location and
  * specialty, by primary key.
  *
  * The lookups are a LATERAL subquery with `LIMIT 1` (an id has one row) on purpose: joined plainly,
