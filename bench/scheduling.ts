@@ -136,12 +136,19 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
   const principal = { kind: 'client' as const, env, developerId, clientId: String(claims.client_id), scopes: new Set<never>() };
   const texts = new Map<string, string>();
   const patient = JSON.parse(queue[0]!).data.patient;
+  // The versions the service's own writes check (migration 0010): read once, nothing changes them meanwhile.
+  const versions = {
+    directory: (await sql<{ v: string }>`SELECT version::text AS v FROM directory_version`.execute(input.db)).rows[0]!.v,
+    calendars: new Map((await sql<{ p: string; v: string }>`SELECT provider_id AS p, version::text AS v FROM calendar_versions WHERE env = ${env}`.execute(input.db)).rows.map((r) => [r.p, r.v])),
+  };
   const writer = Fastify({ logger: false });
   writer.post<{ Body: { pl: string; start: string } }>('/booking-write', async (req) => {
     const start = new Date(req.body.start);
+    const pl = contexts.get(req.body.pl)!;
     const statement = bookingStatement(texts, {
-      principal, pl: contexts.get(req.body.pl)!, patient, visitReasonId: reason, patientType: 'new',
+      principal, pl, patient, visitReasonId: reason, patientType: 'new',
       start, end: new Date(start.getTime() + durationNew * 60_000), now: new Date(),
+      versions: { directory: versions.directory, calendar: versions.calendars.get(pl.providerId) ?? '0' },
     });
     const { rows } = await input.db.executeQuery<{ j: [string, ...unknown[]] }>(statement);
     return { id: rows[0]!.j[0] };

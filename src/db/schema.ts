@@ -244,6 +244,21 @@ export interface AvailabilitySummariesTable {
   default_visit_reason_id: string | null;
 }
 
+/**
+ * Versions of what a booking is checked against (migration 0010; kept by triggers): the directory's
+ * (one row) and each provider's calendar. `bigint`: read as text by the drivers.
+ */
+export interface DirectoryVersionTable {
+  id: ColumnType<boolean, boolean | undefined, never>;
+  version: ColumnType<string, string | number, string | number>;
+}
+
+export interface CalendarVersionsTable {
+  env: Env;
+  provider_id: string;
+  version: ColumnType<string, string | number, string | number>;
+}
+
 export interface DirectoryChangesTable {
   id: Generated<string>;
   env: Env;
@@ -510,6 +525,8 @@ export interface Database {
   provider_location_search: ProviderLocationSearchTable;
   availability_summaries: AvailabilitySummariesTable;
   directory_changes: DirectoryChangesTable;
+  directory_version: DirectoryVersionTable;
+  calendar_versions: CalendarVersionsTable;
   insurance_carriers: InsuranceCarriersTable;
   insurance_plans: InsurancePlansTable;
   provider_location_insurance_plans: ProviderLocationInsurancePlansTable;

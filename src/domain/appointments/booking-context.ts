@@ -4,6 +4,10 @@
  * provider-location if it is in the caller's directory, the visit reason's durations, the weekly
  * schedule, the calendar timeslots around the start time, and whether the insurance plan exists.
  * The result feeds the same slot computation as the availability endpoint (`offersStart`).
+ *
+ * The same statement reads the versions of what it read (migration 0010): the directory's and the
+ * provider's calendar's. A context may be reused while they hold (`BookingContextCache`); the
+ * booking statement inserts only while they still hold.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -25,10 +29,24 @@ export interface BookingContext {
   schedule: ScheduleData;
   /** Whether the insurance plan exists; undefined when none was asked about. */
   insurancePlanKnown: boolean | undefined;
+  /** Versions read with the context (decimal text of `bigint`s): the booking's write checks them. */
+  versions: ContextVersions;
 }
 
-/** Calendar timeslots this far either side of the start are loaded (covers any zone's local day). */
+/** The directory's and the provider's calendar's versions (migration 0010); the calendar's is "0" before its first change. */
+export interface ContextVersions {
+  directory: string;
+  calendar: string;
+}
+
+/** Calendar timeslots this far either side of the start's UTC day are loaded (covers any zone's local day). */
 const AROUND_MS = 36 * 3600_000;
+const DAY_MS = 86_400_000;
+
+/** The UTC day (days since the epoch) whose context serves a start at `ms`: contexts are read, and kept, per day. */
+export function contextDay(ms: number): number {
+  return Math.floor(ms / DAY_MS);
+}
 
 interface PlJson {
   id: string;
@@ -63,18 +81,19 @@ function json<T>(v: unknown): T | null {
 
 /**
  * Loads the booking context of `providerLocationId` for `principal` (its environment and directory),
- * with calendar timeslots within 36 hours of `aroundMs`.
+ * with calendar timeslots within 36 hours of UTC day `day` (`contextDay`), which covers the local
+ * day of any start on that UTC day in any zone.
  */
 export async function loadBookingContext(
   db: Kysely<Database>,
   principal: Principal,
-  input: { providerLocationId: string; visitReasonId: string; insurancePlanId?: string | undefined; aroundMs: number },
+  input: { providerLocationId: string; visitReasonId: string; insurancePlanId?: string | undefined; day: number },
 ): Promise<BookingContext> {
   const env = principal.env;
   const id = input.providerLocationId;
-  const from = new Date(input.aroundMs - AROUND_MS);
-  const to = new Date(input.aroundMs + AROUND_MS);
-  const { rows } = await sql<{ pl: unknown; durations: unknown; blocks: string | null; pushed: unknown; plan: boolean | null }>`
+  const from = new Date(input.day * DAY_MS - AROUND_MS);
+  const to = new Date((input.day + 1) * DAY_MS + AROUND_MS);
+  const { rows } = await sql<{ pl: unknown; durations: unknown; blocks: string | null; pushed: unknown; plan: boolean | null; dv: string; cv: string }>`
     WITH pl AS (
       SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
              pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields
@@ -97,7 +116,9 @@ export async function loadBookingContext(
          WHERE ct.env = ${env} AND ct.start_utc >= ${from} AND ct.start_utc < ${to}) AS pushed,
       ${input.insurancePlanId !== undefined
         ? sql`EXISTS (SELECT 1 FROM insurance_plans ip WHERE ip.env = ${env} AND ip.id = ${input.insurancePlanId})`
-        : sql`NULL::boolean`} AS plan`.execute(db);
+        : sql`NULL::boolean`} AS plan,
+      (SELECT version::text FROM directory_version) AS dv,
+      coalesce((SELECT cv.version::text FROM calendar_versions cv JOIN pl ON cv.provider_id = pl.provider_id WHERE cv.env = ${env}), '0') AS cv`.execute(db);
   const r = rows[0]!;
   const p = json<PlJson>(r.pl);
   const durations = json<{ new: number; existing: number }>(r.durations) ?? undefined;
@@ -134,5 +155,5 @@ export async function loadBookingContext(
     pushed: new Map(pl ? [[pl.id, pushed]] : []),
     holds: new Map(),
   };
-  return { pl, durations, schedule, insurancePlanKnown: r.plan ?? undefined };
+  return { pl, durations, schedule, insurancePlanKnown: r.plan ?? undefined, versions: { directory: r.dv, calendar: r.cv } };
 }

@@ -12,10 +12,12 @@ import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { offersStart } from '../scheduling/availability.js';
 import { LocalClock, parseOffsetDateTime } from '../scheduling/local-time.js';
 import type { ProviderLocationContext } from '../scheduling/schedule-data.js';
-import { loadBookingContext } from './booking-context.js';
+import type { DateTime } from 'luxon';
+import { contextDay, loadBookingContext, type BookingContext, type ContextVersions } from './booking-context.js';
+import { BookingContextCache } from './booking-context-cache.js';
 import { auditRecord, outboxRecord } from './events.js';
 import { rangeLiteral } from './holds.js';
-import { insertStatement } from './insert-sql.js';
+import { insertStatement, type InsertGuard } from './insert-sql.js';
 import { patientErrors, type PatientInput } from './patient-rules.js';
 import { APPOINTMENT_RETURNING, rowFromReturned, type AppointmentRow } from './record.js';
 import { retrying, slotTaken } from './transactions.js';
@@ -52,66 +54,108 @@ export async function visitReasonDuration(
   return patientType === 'new' ? vr.duration_new_minutes : vr.duration_existing_minutes;
 }
 
+/** Checks a booking request against a context; returns what the write needs, or throws its §7 error. */
+function checkedBooking(
+  d: CreateInput['data'],
+  ctx: BookingContext,
+  patientErrs: FieldError[],
+  start: DateTime | undefined,
+  now: Date,
+  clock: LocalClock,
+): { pl: ProviderLocationContext; duration: number } {
+  const errors = [...patientErrs];
+  if (!start) errors.push({ field: 'data.start_time', message: 'must be an ISO-8601 date-time with a UTC offset' });
+  const pl = ctx.pl?.active ? ctx.pl : undefined;
+  if (!pl) errors.push({ field: 'data.provider_location_id', message: 'unknown provider location, or not in your directory' });
+  if (errors.length || !pl || !start) throw new ApiError(400, 'invalid_request', errors);
+  if (!ctx.durations) throw badRequest('data.visit_reason_id', `unknown visit reason ${d.visit_reason_id}`);
+  if (!pl.visitReasonIds.includes(d.visit_reason_id)) throw badRequest('data.visit_reason_id', 'the provider does not accept this visit reason');
+  const duration = d.patient_type === 'new' ? ctx.durations.new : ctx.durations.existing;
+
+  for (const field of pl.requiredFields) {
+    if (field === 'patient.insurance' && !d.patient.insurance) throw badRequest('data.patient.insurance', 'is required by this provider location');
+  }
+  if (ctx.insurancePlanKnown === false) throw badRequest('data.patient.insurance.insurance_plan_id', 'unknown insurance plan');
+
+  if (!offersStart(ctx.schedule, pl, { visitReasonId: d.visit_reason_id, patientType: d.patient_type, startMs: start.toMillis(), now }, clock)) {
+    throw badRequest('data.start_time', 'is not a start time the availability endpoint offers for this provider location, visit reason and patient type');
+  }
+  return { pl, duration };
+}
+
+/** Attempts of the check-and-write loop: each after the directory or the calendar changed under the previous one. */
+const WRITE_ATTEMPTS = 5;
+
 /**
  * Creates an appointment; returns its row. Throws §7 errors (400 naming the field, 409 when the time is taken).
  * Two statements: one read of everything the checks need (`loadBookingContext`), one atomic insert.
- * Pass the application's long-lived `clock` to share local-time conversions across requests.
+ * With `contexts`, a context kept from an earlier booking replaces the read (`BookingContextCache`):
+ * the insert checks the context's versions and inserts nothing if they moved, and a kept context's
+ * refusal is checked again against a fresh one. Pass the application's long-lived `clock` to share
+ * local-time conversions across requests.
  */
 export async function createAppointment(
   db: Kysely<Database>,
   principal: Principal,
   input: CreateInput,
-  opts: { requestId?: string; now?: Date; clock?: LocalClock; statementTexts?: Map<string, string> } = {},
+  opts: { requestId?: string; now?: Date; clock?: LocalClock; statementTexts?: Map<string, string>; contexts?: BookingContextCache } = {},
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
   const clock = opts.clock ?? new LocalClock();
   const statementTexts = opts.statementTexts ?? new Map<string, string>();
   const d = input.data;
-  const errors: FieldError[] = patientErrors(d.patient, now);
-  const start = parseOffsetDateTime(d.start_time);
-  if (!start) errors.push({ field: 'data.start_time', message: 'must be an ISO-8601 date-time with a UTC offset' });
-  const ctx = await loadBookingContext(db, principal, {
+  const patientErrs: FieldError[] = patientErrors(d.patient, now);
+  const start = parseOffsetDateTime(d.start_time) ?? undefined;
+  const where = {
     providerLocationId: d.provider_location_id,
     visitReasonId: d.visit_reason_id,
     insurancePlanId: d.patient.insurance?.insurance_plan_id || undefined,
-    aroundMs: start ? start.toMillis() : now.getTime(),
-  });
-  const pl = ctx.pl?.active ? ctx.pl : undefined;
-  if (!pl) errors.push({ field: 'data.provider_location_id', message: 'unknown provider location, or not in your directory' });
-  if (errors.length) throw new ApiError(400, 'invalid_request', errors);
-  if (!ctx.durations) throw badRequest('data.visit_reason_id', `unknown visit reason ${d.visit_reason_id}`);
-  if (!pl!.visitReasonIds.includes(d.visit_reason_id)) throw badRequest('data.visit_reason_id', 'the provider does not accept this visit reason');
-  const duration = d.patient_type === 'new' ? ctx.durations.new : ctx.durations.existing;
-
-  for (const field of pl!.requiredFields) {
-    if (field === 'patient.insurance' && !d.patient.insurance) throw badRequest('data.patient.insurance', 'is required by this provider location');
+    day: contextDay(start ? start.toMillis() : now.getTime()),
+  };
+  const key = opts.contexts && start ? BookingContextCache.key(principal, where) : undefined;
+  for (let attempt = 1; ; attempt++) {
+    const kept = key !== undefined ? opts.contexts!.get(key) : undefined;
+    const ctx = kept ?? (await loadBookingContext(db, principal, where));
+    let checked: { pl: ProviderLocationContext; duration: number };
+    try {
+      checked = checkedBooking(d, ctx, patientErrs, start, now, clock);
+    } catch (e) {
+      // A kept context may be older than the change that makes this request valid: ask a fresh one.
+      if (kept) {
+        opts.contexts!.delete(key!);
+        continue;
+      }
+      throw e;
+    }
+    if (key !== undefined && !kept) opts.contexts!.set(key, ctx);
+    const { pl, duration } = checked;
+    const startDate = start!.toJSDate();
+    const endDate = new Date(startDate.getTime() + clock.durationMs(duration));
+    const row = await retrying(async () => {
+      const { rows } = await db.executeQuery<{ j: unknown[] }>(
+        bookingStatement(statementTexts, {
+          principal,
+          pl,
+          patient: d.patient,
+          visitReasonId: d.visit_reason_id,
+          patientType: d.patient_type,
+          notes: d.notes,
+          start: startDate,
+          end: endDate,
+          now,
+          versions: ctx.versions,
+          ...(opts.requestId ? { requestId: opts.requestId } : {}),
+        }),
+      );
+      return rows[0]?.j;
+    }).catch((e: unknown) => slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time'));
+    if (row) return rowFromReturned(row, pl.locationPhone, pl.locationPhoneExtension);
+    // The directory or the provider's calendar changed since the context was read: read it again.
+    if (key !== undefined) opts.contexts!.delete(key);
+    if (attempt >= WRITE_ATTEMPTS) {
+      throw new ApiError(503, 'api_error', [{ message: "the provider's schedule kept changing during the booking; try again" }], { 'retry-after': '1' });
+    }
   }
-  if (ctx.insurancePlanKnown === false) throw badRequest('data.patient.insurance.insurance_plan_id', 'unknown insurance plan');
-
-  const startMs = start!.toMillis();
-  if (!offersStart(ctx.schedule, pl!, { visitReasonId: d.visit_reason_id, patientType: d.patient_type, startMs, now }, clock)) {
-    throw badRequest('data.start_time', 'is not a start time the availability endpoint offers for this provider location, visit reason and patient type');
-  }
-  const startDate = start!.toJSDate();
-  const endDate = start!.plus({ minutes: duration }).toJSDate();
-  const row = await retrying(async () => {
-    const { rows } = await db.executeQuery<{ j: unknown[] }>(
-      bookingStatement(statementTexts, {
-        principal,
-        pl: pl!,
-        patient: d.patient,
-        visitReasonId: d.visit_reason_id,
-        patientType: d.patient_type,
-        notes: d.notes,
-        start: startDate,
-        end: endDate,
-        now,
-        ...(opts.requestId ? { requestId: opts.requestId } : {}),
-      }),
-    );
-    return rows[0]!.j;
-  }).catch((e: unknown) => slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time'));
-  return rowFromReturned(row, pl!.locationPhone, pl!.locationPhoneExtension);
 }
 
 /** What `bookingStatement` writes: a booking its caller has already checked. */
@@ -125,13 +169,27 @@ export interface BookingWrite {
   start: Date;
   end: Date;
   now: Date;
+  /** The versions the checks' context was read with: nothing is inserted unless they still hold. */
+  versions: ContextVersions;
   requestId?: string;
+}
+
+/** The booking statement's guard (migration 0010): the directory and the provider's calendar are as the context saw them. */
+function versionGuard(env: string, providerId: string, v: ContextVersions): InsertGuard {
+  return {
+    name: 'context-versions',
+    values: [v.directory, env, providerId, v.calendar],
+    condition: (p) =>
+      `(SELECT version FROM directory_version) = ${p(0)}::bigint ` +
+      `AND coalesce((SELECT version FROM calendar_versions WHERE env = ${p(1)} AND provider_id = ${p(2)}), 0) = ${p(3)}::bigint`,
+  };
 }
 
 /**
  * The booking's one atomic statement (contracts.md §5, §7): the patient, the appointment, its held
  * time (the no-overlap constraint refuses a taken time: 409), the outbox event and the audit record,
- * returning the appointment row as one JSON array (`APPOINTMENT_RETURNING`). Raw SQL (insert-sql.ts): the query builder's cost for this
+ * returning the appointment row as one JSON array (`APPOINTMENT_RETURNING`); no row and nothing
+ * inserted when `versions` no longer hold (the directory or the provider's calendar changed). Raw SQL (insert-sql.ts): the query builder's cost for this
  * statement was a large part of a booking's CPU. Exported for the benchmark that measures this write
  * on its own (the ceiling of booking throughput).
  */
@@ -194,5 +252,5 @@ export function bookingStatement(statementTexts: Map<string, string>, w: Booking
       cancellation_reason_type: null,
       arrived_at: null,
       evaluate_after: manual || neverEvaluated ? null : now,
-  } }, APPOINTMENT_RETURNING);
+  } }, APPOINTMENT_RETURNING, versionGuard(principal.env, pl.providerId, w.versions));
 }

@@ -18,18 +18,31 @@ export interface InsertPart<T extends keyof Database & string = keyof Database &
 const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /**
+ * A condition every insert of the statement waits on: when it is false nothing is inserted and the
+ * statement returns no row. `condition` writes it with `param(i)` for `values[i]`; `name` stands for
+ * the condition's text in the memoised shapes.
+ */
+export interface InsertGuard {
+  name: string;
+  values: unknown[];
+  condition: (param: (i: number) => string) => string;
+}
+
+/**
  * Builds `WITH <name> AS (INSERT …), … INSERT … RETURNING <returning>`: every part is one row; the
- * statement is atomic. Texts are memoised by shape in `texts` (make one map per application; the
- * shapes are few: which optional columns are present).
+ * statement is atomic. With a `guard`, each insert is `INSERT … SELECT … WHERE <guard>` (the
+ * condition is evaluated once, in the statement's snapshot). Texts are memoised by shape in `texts`
+ * (make one map per application; the shapes are few: which optional columns are present).
  */
 export function insertStatement(
   texts: Map<string, string>,
   ctes: [name: string, part: InsertPart][],
   last: InsertPart,
   returning: string,
+  guard?: InsertGuard,
 ): CompiledQuery {
-  const params: unknown[] = [];
-  let shape = returning;
+  const params: unknown[] = guard ? [...guard.values] : [];
+  let shape = `${guard ? guard.name : ''}|${returning}`;
   const columnsOf = (part: InsertPart): string[] => {
     const r = part.row as Record<string, unknown>;
     const keys: string[] = [];
@@ -45,10 +58,13 @@ export function insertStatement(
   const lastCols = columnsOf(last);
   let text = texts.get(shape);
   if (text === undefined) {
-    let n = 0;
+    let n = guard ? guard.values.length : 0;
     const insert = (table: string, keys: readonly string[]) =>
-      `INSERT INTO ${ident(table)} (${keys.map(ident).join(', ')}) VALUES (${keys.map(() => `$${++n}`).join(', ')})`;
+      guard
+        ? `INSERT INTO ${ident(table)} (${keys.map(ident).join(', ')}) SELECT ${keys.map(() => `$${++n}`).join(', ')} WHERE EXISTS (SELECT 1 FROM "_guard")`
+        : `INSERT INTO ${ident(table)} (${keys.map(ident).join(', ')}) VALUES (${keys.map(() => `$${++n}`).join(', ')})`;
     const withs = cols.map(([name, table, keys]) => `${ident(name)} AS (${insert(table, keys)})`);
+    if (guard) withs.unshift(`"_guard" AS (SELECT 1 WHERE ${guard.condition((i) => `$${i + 1}`)})`);
     text = `${withs.length ? `WITH ${withs.join(', ')} ` : ''}${insert(last.table, lastCols)} RETURNING ${returning}`;
     if (texts.size < 1000) texts.set(shape, text);
   }

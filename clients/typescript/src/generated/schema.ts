@@ -995,6 +995,22 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error body (interface.md §7) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error_type: "api_error" | "invalid_request";
+                            errors: {
+                                field?: string;
+                                message: string;
+                            }[];
+                            request_id: string;
+                        };
+                    };
+                };
             };
         };
         delete?: never;

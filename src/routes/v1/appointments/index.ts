@@ -10,6 +10,7 @@ import type { Db } from '../../../db/database.js';
 import type { AppointmentStatus } from '../../../db/schema.js';
 import { cancelAppointment } from '../../../domain/appointments/cancel.js';
 import { confirmAppointment } from '../../../domain/appointments/confirm.js';
+import { BookingContextCache } from '../../../domain/appointments/booking-context-cache.js';
 import { createAppointment } from '../../../domain/appointments/create.js';
 import { AuditBuffer } from '../../../domain/appointments/audit-buffer.js';
 import { audit } from '../../../domain/appointments/events.js';
@@ -57,6 +58,8 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   const records = new VisibleRecordReader(db);
   // The booking statement's SQL text, built once per shape (insert-sql.ts).
   const statementTexts = new Map<string, string>();
+  // Booking contexts kept between bookings, checked by version in the booking's write (migration 0010).
+  const contexts = new BookingContextCache();
 
   app.post(
     '/v1/appointments',
@@ -66,11 +69,11 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
         tags,
         summary: 'Book an appointment at a start time the availability endpoint offers',
         body: CreateBody,
-        response: { 200: envelope(CreateFields), ...errorResponses(400, 409) },
+        response: { 200: envelope(CreateFields), ...errorResponses(400, 409, 503) },
       },
     },
     async (req, reply) => {
-      const row = await createAppointment(db, principalOf(req), req.body, { ...rid(req), clock, statementTexts });
+      const row = await createAppointment(db, principalOf(req), req.body, { ...rid(req), clock, statementTexts, contexts });
       return reply.code(200).send({ request_id: String(req.id), data: createFields(row, base) });
     },
   );

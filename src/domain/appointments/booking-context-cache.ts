@@ -1,0 +1,47 @@
+/**
+ * Booking contexts kept in memory (issue #8 §7: booking throughput). A booking first checks its
+ * request against a kept context and writes with the context's versions (migration 0010); the write
+ * inserts nothing when the directory or the provider's calendar changed since the context was read,
+ * and the booking then reads the context again. A kept context that refuses a request is read again
+ * before the refusal is answered, so a kept context never refuses what a fresh one accepts, and its
+ * write never succeeds against a changed schedule.
+ *
+ * One cache per application (`buildApp` makes it): contexts are per environment, developer,
+ * provider-location, visit reason, insurance plan and UTC day of the start.
+ */
+import type { Principal } from '../credentials/principal.js';
+import type { BookingContext } from './booking-context.js';
+
+/** A bounded map of booking contexts; the oldest entry goes first when it is full. */
+export class BookingContextCache {
+  private readonly entries = new Map<string, BookingContext>();
+
+  /** @param maxEntries contexts kept (each a few kilobytes at most). */
+  constructor(private readonly maxEntries = 20_000) {}
+
+  /** The key of a booking's context. */
+  static key(principal: Principal, input: { providerLocationId: string; visitReasonId: string; insurancePlanId?: string | undefined; day: number }): string {
+    return `${principal.env}\u0000${principal.developerId}\u0000${input.providerLocationId}\u0000${input.visitReasonId}\u0000${input.insurancePlanId ?? ''}\u0000${input.day}`;
+  }
+
+  get(key: string): BookingContext | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, ctx: BookingContext): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, ctx);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
