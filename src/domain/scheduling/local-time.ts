@@ -23,6 +23,9 @@ export function minutesMs(n: number): number {
   return Duration.fromObject({ minutes: n }).toMillis();
 }
 
+/** 24 hours in milliseconds: the length of a local day without a daylight-saving change, and of a UTC day. */
+const DAY_MS = Duration.fromObject({ hours: 24 }).toMillis();
+
 /** `HH:MM[:SS]` → minutes after midnight (a wall-clock position, not an instant; plain parsing, it runs per schedule block). */
 export function wallMinutes(hhmmss: string): number {
   return Number(hhmmss.slice(0, 2)) * 60 + Number(hhmmss.slice(3, 5));
@@ -43,7 +46,6 @@ export class LocalClock {
   private formattedCount = 0;
   private readonly days = new Map<string, { weekday: number; next: string }>();
   private readonly fixed = new Map<number, Zone>();
-  private readonly todays = new Map<string, string>();
 
   /** The instant of local `date` at `minute` after midnight in `zone` (gap times move forward, Luxon rule). */
   instant(zone: string, date: string, minute: number): number {
@@ -136,20 +138,42 @@ export class LocalClock {
 
   /** Today's local date in `zone` at instant `now`. */
   today(zone: string, now: Date): string {
-    const key = `${zone}|${now.getTime()}`;
-    let v = this.todays.get(key);
-    if (v === undefined) {
-      v = DateTime.fromJSDate(now, { zone }).toISODate()!;
-      if (this.todays.size >= 10_000) this.todays.clear();
-      this.todays.set(key, v);
-    }
-    return v;
+    return this.localDate(zone, now.getTime());
   }
 
-  /** The local date of instant `ms` in `zone`. */
+  /**
+   * The local date of instant `ms` in `zone`. Memoised as local days: zone → UTC day → the local
+   * days that overlap it (`[startMs, endMs)`, at most three). A local day is kept only when it is
+   * 24 hours long with the same UTC offset at both ends (no daylight-saving change that day), so
+   * every instant inside it has that date; other days are computed by Luxon each time.
+   */
   localDate(zone: string, ms: number): string {
-    return DateTime.fromMillis(ms, { zone }).toISODate()!;
+    let byDay = this.localDays.get(zone);
+    if (!byDay) this.localDays.set(zone, (byDay = new Map()));
+    const utcDay = Math.floor(ms / DAY_MS);
+    const known = byDay.get(utcDay);
+    if (known) for (const d of known) if (ms >= d.startMs && ms < d.endMs) return d.date;
+    const date = DateTime.fromMillis(ms, { zone }).toISODate()!;
+    const start = this.point(zone, date, 0);
+    const end = this.point(zone, this.day(date).next, 0);
+    if (end.ms - start.ms === DAY_MS && start.offset === end.offset && ms >= start.ms && ms < end.ms) {
+      if (++this.localDayCount > this.maxEntries) {
+        this.localDays.clear();
+        this.localDayCount = 1;
+        this.localDays.set(zone, (byDay = new Map()));
+      }
+      const entry = { startMs: start.ms, endMs: end.ms, date };
+      for (let k = Math.floor(start.ms / DAY_MS); k <= Math.floor((end.ms - 1) / DAY_MS); k++) {
+        let list = byDay.get(k);
+        if (!list) byDay.set(k, (list = []));
+        list.push(entry);
+      }
+    }
+    return date;
   }
+  /** zone → UTC day number → local days overlapping it (see `localDate`). */
+  private readonly localDays = new Map<string, Map<number, { startMs: number; endMs: number; date: string }[]>>();
+  private localDayCount = 0;
 
   /** `date` plus `days` calendar days. */
   addDays(date: string, days: number): string {
