@@ -49,6 +49,13 @@ export interface Result {
   /** Non-2xx answers by status code, e.g. `409×12`; errors (timeouts, resets) as `err×N`. */
   failures: string;
   target?: Target;
+  /**
+   * The baseline's throughput measured right before and right after this scenario (their mean), for
+   * scenarios with a ratio target: the machine's speed drifts over a run, and a ratio is fairest
+   * against the baseline of the same minutes. Without it the ratio is taken against the run's
+   * opening baseline.
+   */
+  adjacentBaseline?: { before: number; after: number };
 }
 
 export interface BenchOptions {
@@ -128,7 +135,19 @@ export async function startBaselines(db: Db, port: number): Promise<{ urls: Reco
 
 /** The ratio of a result to its baseline (1 for the baselines themselves). */
 export function ratioOf(r: Result, baselines: Record<BaselineName, Result>): number {
-  return r.baseline === '-' ? 1 : r.requestsPerSec / baselines[r.baseline].requestsPerSec;
+  if (r.baseline === '-') return 1;
+  const base = r.adjacentBaseline ? (r.adjacentBaseline.before + r.adjacentBaseline.after) / 2 : baselines[r.baseline].requestsPerSec;
+  return r.requestsPerSec / base;
+}
+
+/**
+ * The adjacent baseline measurements (req/s before and after) and the ratio to the run's opening
+ * baseline, for the table; '' without them.
+ */
+export function adjacentNote(r: Result, baselines: Record<BaselineName, Result>): string {
+  if (!r.adjacentBaseline || r.baseline === '-') return '';
+  const opening = r.requestsPerSec / baselines[r.baseline].requestsPerSec;
+  return `${r.baseline} ${r.adjacentBaseline.before} before, ${r.adjacentBaseline.after} after; ${opening.toFixed(3)} × the opening ${r.baseline}`;
 }
 
 /** `goal: PASS|FAIL` for a result with a target, else ''. */
@@ -144,7 +163,8 @@ export function verdict(r: Result, baselines: Record<BaselineName, Result>): str
 export function table(results: Result[], baselines: Record<BaselineName, Result>): string {
   const rows = results.map((r) => {
     const fails = `${r.non2xx}${r.failures ? ` (${r.failures})` : ''}`;
-    return `| ${r.name} | ${r.baseline} | ${r.requestsPerSec} | ${r.p50} | ${r.p99} | ${ratioOf(r, baselines).toFixed(3)} | ${fails} | ${verdict(r, baselines)} |`;
+    const ratio = `${ratioOf(r, baselines).toFixed(3)}${r.adjacentBaseline ? ` (${adjacentNote(r, baselines)})` : ''}`;
+    return `| ${r.name} | ${r.baseline} | ${r.requestsPerSec} | ${r.p50} | ${r.p99} | ${ratio} | ${fails} | ${verdict(r, baselines)} |`;
   });
   return ['| scenario | baseline | req/s | p50 ms | p99 ms | ratio to baseline | non-2xx | target |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }

@@ -21,7 +21,7 @@ import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { buildApp } from '../src/http/app.js';
-import { measure, startBaselines, table, targetSummary, type BaselineName, type Result, type Scenario } from './harness.js';
+import { adjacentNote, measure, ratioOf, startBaselines, table, targetSummary, type BaselineName, type Result, type Scenario } from './harness.js';
 import { normaliseGroup, serviceScenarioGroups, type BenchContext } from './scenarios.js';
 
 async function database(): Promise<DatabaseHandle & { label: string }> {
@@ -74,6 +74,9 @@ async function main(): Promise<void> {
     say(`  ${r.name}: ${r.requestsPerSec} req/s`);
   }
 
+  const baselineNow = async (name: BaselineName): Promise<number> =>
+    (await measure(`baseline: ${name} (adjacent)`, baselines.urls[name], { method: name === 'insert' ? 'POST' : 'GET' }, opts)).requestsPerSec;
+
   const ctx: BenchContext = { baseUrl, token, db: h.db, config, creds, engine: h.engine };
   const results: Result[] = [base.bare, base.select, base.insert];
   // Extra lines from the groups (e.g. the directory's import times and 5k → 50k scaling), by group.
@@ -84,9 +87,13 @@ async function main(): Promise<void> {
     const measured: Result[] = [];
     for (const s of scenarios) {
       if (only && !only.test(s.name)) continue;
+      // A ratio target is judged against its baseline measured right before and right after it.
+      const adjacent = s.target && 'minRatio' in s.target ? () => baselineNow(s.baseline) : undefined;
+      const before = adjacent ? await adjacent() : undefined;
       const r: Result = { ...(await measure(s.name, s.url ?? `${baseUrl}${s.path}`, s, opts)), baseline: s.baseline };
+      if (adjacent) r.adjacentBaseline = { before: before!, after: await adjacent() };
       measured.push(r);
-      say(`  ${r.name}: ${r.requestsPerSec} req/s, p50 ${r.p50} ms (${(r.requestsPerSec / base[s.baseline].requestsPerSec).toFixed(3)} × ${s.baseline})${r.non2xx ? `, non-2xx ${r.failures}` : ''}`);
+      say(`  ${r.name}: ${r.requestsPerSec} req/s, p50 ${r.p50} ms (${ratioOf(r, base).toFixed(3)} × ${s.baseline}${r.adjacentBaseline ? `; ${adjacentNote(r, base)}` : ''})${r.non2xx ? `, non-2xx ${r.failures}` : ''}`);
     }
     results.push(...measured);
     const extra = lines(measured);
@@ -103,6 +110,8 @@ async function main(): Promise<void> {
     `${new Date().toISOString()} · ${h.label} · Node ${process.version} · ${opts.seconds}s × ${opts.connections} connections per scenario (fewer where a scenario says so) · autocannon in a worker thread for every row`,
     '',
     `Select baseline: \`${baselines.selectPlan}\` (100,000 rows).`,
+    '',
+    'Ratios are to the baselines at the top of the table, except for rows with a ratio target: those are to the mean of their baseline measured right before and right after them (shown in the row), since the machine\'s speed drifts over a run.',
     '',
     table(results, base),
     ...(targets.length ? ['', '## Targets', '', ...targets] : []),
