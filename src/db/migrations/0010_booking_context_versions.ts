@@ -7,8 +7,8 @@
  * changed since. These counters say "changed", and triggers keep them, so every writer (the service,
  * an import, an operator's SQL) moves them:
  *
- * - `directory_version`: one row; +1 after every statement that writes a directory table a booking
- *   context reads (`providers`, `locations`, `provider_locations`, `visit_reasons`,
+ * - `directory_version`: one row; +1 in every transaction that writes a directory table a booking
+ *   context reads (at its first such statement) (`providers`, `locations`, `provider_locations`, `visit_reasons`,
  *   `insurance_plans`, `weekly_schedules`, and `developer_provider_locations` except inserts: a
  *   provider-location joining a directory only widens what a booking may do, and a context that
  *   refuses is read again before the refusal is answered). Directory writes are rare (imports,
@@ -46,7 +46,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE FUNCTION directory_version_bump() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      UPDATE directory_version SET version = version + 1;
+      -- Once per transaction: its changes become visible together with the one move. An import of
+      -- thousands of statements would otherwise update the one row thousands of times in one
+      -- transaction, each walking the chain of the row's earlier versions.
+      IF current_setting('carebook.directory_version_moved', true) IS DISTINCT FROM txid_current()::text THEN
+        UPDATE directory_version SET version = version + 1;
+        PERFORM set_config('carebook.directory_version_moved', txid_current()::text, true);
+      END IF;
       RETURN NULL;
     END $$`.execute(db);
   for (const table of DIRECTORY_TABLES) {
