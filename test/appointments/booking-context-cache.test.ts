@@ -8,7 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingStatement } from '../../src/domain/appointments/create.js';
-import { loadBookingContext } from '../../src/domain/appointments/booking-context.js';
+import { loadBookingContext, type BookingContext } from '../../src/domain/appointments/booking-context.js';
+import { BookingContextCache } from '../../src/domain/appointments/booking-context-cache.js';
 import type { PatientInput } from '../../src/domain/appointments/patient-rules.js';
 import { buildApp } from '../../src/http/app.js';
 import { bearer } from '../helpers/auth.js';
@@ -130,5 +131,22 @@ describe(`kept booking contexts (${engineName})`, () => {
     // TRUNCATE of the calendar moves the directory version (every kept context is read again).
     await sql`TRUNCATE calendar_timeslots`.execute(e.t.db);
     expect(BigInt(await directoryVersion())).toBe(BigInt(dir0) + 5n);
+  });
+});
+
+describe('BookingContextCache bound', () => {
+  it('keeps at most its bound, dropping the oldest first; setting a key again makes it the newest', () => {
+    const cache = new BookingContextCache(2);
+    const ctx = (n: number) => ({ versions: { directory: String(n), calendar: '0' } }) as unknown as BookingContext;
+    cache.set('a', ctx(1));
+    cache.set('b', ctx(2));
+    cache.set('a', ctx(3)); // 'a' is now newer than 'b'
+    cache.set('c', ctx(4));
+    expect(cache.size).toBe(2);
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')?.versions.directory).toBe('3');
+    expect(cache.get('c')?.versions.directory).toBe('4');
+    cache.delete('a');
+    expect(cache.get('a')).toBeUndefined();
   });
 });
