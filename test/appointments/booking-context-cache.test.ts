@@ -7,7 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookingStatement } from '../../src/domain/appointments/create.js';
+import { bookingStatement, createAppointment, type CreateInput } from '../../src/domain/appointments/create.js';
+import { ApiError } from '../../src/domain/errors.js';
 import { loadBookingContext, type BookingContext } from '../../src/domain/appointments/booking-context.js';
 import { BookingContextCache } from '../../src/domain/appointments/booking-context-cache.js';
 import type { PatientInput } from '../../src/domain/appointments/patient-rules.js';
@@ -100,6 +101,38 @@ describe(`kept booking contexts (${engineName})`, () => {
     const ok = await write(ctx.versions);
     expect(ok.rows).toHaveLength(1);
     expect(Number(await count())).toBe(Number(before) + 5);
+  });
+
+  it('a schedule that changes under every attempt: five attempts, then 503 with Retry-After, nothing written', async () => {
+    const principal = { kind: 'client' as const, env: 'sandbox' as const, developerId: e.dev.developer_id, clientId: e.dev.client_id, scopes: new Set<never>() };
+    const day = await slots(e, PL.ny2, { start: nyDate(13), end: nyDate(13) });
+    let writes = 0;
+    // The database as the booking sees it: before each guarded write, another writer moves the directory version.
+    const racing = new Proxy(e.t.db, {
+      get(target, prop) {
+        if (prop !== 'executeQuery') {
+          const v: unknown = Reflect.get(target, prop, target);
+          return typeof v === 'function' ? v.bind(target) : v;
+        }
+        return async (q: { sql: string }) => {
+          if (q.sql.includes('"_guard"')) {
+            writes++;
+            await sql`UPDATE directory_version SET version = version + 1`.execute(target);
+          }
+          return target.executeQuery(q as never);
+        };
+      },
+    });
+    const before = await e.t.db.selectFrom('appointments').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const err = await createAppointment(racing, principal, createBody(PL.ny2, day[0]!.start_time) as CreateInput, { contexts: new BookingContextCache() }).catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).statusCode).toBe(503);
+    expect((err as ApiError).headers['retry-after']).toBe('1');
+    expect(writes).toBe(5);
+    const after = await e.t.db.selectFrom('appointments').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    expect(after.n).toBe(before.n);
+    // Without the interference the same booking goes through.
+    expect((await createAppointment(e.t.db, principal, createBody(PL.ny2, day[0]!.start_time) as CreateInput)).appointment_status).toBe('pending_booking');
   });
 
   it('triggers move the versions: per provider and statement for calendars, once per transaction for the directory', async () => {
