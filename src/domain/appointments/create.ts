@@ -88,7 +88,7 @@ const WRITE_ATTEMPTS = 5;
 
 /**
  * Creates an appointment; returns its row. Throws §7 errors (400 naming the field, 409 when the time is taken).
- * Two statements: one read of everything the checks need (`loadBookingContext`), one atomic insert.
+ * At most two statements: one read of everything the checks need (`loadBookingContext`), one atomic insert.
  * With `contexts`, a context kept from an earlier booking replaces the read (`BookingContextCache`):
  * the insert checks the context's versions and inserts nothing if they moved, and a kept context's
  * refusal is checked again against a fresh one. Pass the application's long-lived `clock` to share
@@ -189,9 +189,10 @@ function versionGuard(env: string, providerId: string, v: ContextVersions): Inse
  * The booking's one atomic statement (contracts.md §5, §7): the patient, the appointment, its held
  * time (the no-overlap constraint refuses a taken time: 409), the outbox event and the audit record,
  * returning the appointment row as one JSON array (`APPOINTMENT_RETURNING`); no row and nothing
- * inserted when `versions` no longer hold (the directory or the provider's calendar changed). Raw SQL (insert-sql.ts): the query builder's cost for this
- * statement was a large part of a booking's CPU. Exported for the benchmark that measures this write
- * on its own (the ceiling of booking throughput).
+ * inserted when `versions` no longer hold (the directory or the provider's calendar changed).
+ * Raw SQL (insert-sql.ts): the query builder's cost for this statement was a large part of a
+ * booking's CPU. Exported for the benchmark that measures this write on its own (the ceiling of
+ * booking throughput).
  */
 export function bookingStatement(statementTexts: Map<string, string>, w: BookingWrite): CompiledQuery {
   const { principal, pl, patient: p, start: startDate, end: endDate, now } = w;
