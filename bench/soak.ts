@@ -243,7 +243,7 @@ async function main(): Promise<void> {
         if (r.body) req.write(r.body);
         req.end();
       });
-    const paced = async (opts: { rate: number; seconds: number; onResponse: (ms: number, status: number, kind: string) => void }) => {
+    const paced = async (opts: { rate: number; seconds: number; onResponse: (ms: number, status: number, kind: string) => void; onIssue?: (lagMs: number) => void }) => {
       const interval = 1000 / opts.rate;
       const total = Math.floor(opts.seconds * opts.rate);
       const t0 = performance.now();
@@ -256,6 +256,8 @@ async function main(): Promise<void> {
           const scheduled = t0 + issued * interval;
           const r = nextRequest();
           issued++;
+          // How late the generator itself hands the request over (its timer and event loop): part of every latency.
+          opts.onIssue?.(performance.now() - scheduled);
           const p = send(r).then(({ status, body }) => {
             done++;
             opts.onResponse(performance.now() - scheduled, status, r.kind);
@@ -307,6 +309,7 @@ async function main(): Promise<void> {
     const byKind = new Map<string, number[]>();
     let window: number[] = [];
     const statuses = new Map<number, number>();
+    const issueLags: number[] = [];
     const started = Date.now();
     // RSS every 5 s (the memory verdict reads these); a latency line every SECONDS/24.
     const rssTimer = setInterval(() => {
@@ -319,6 +322,18 @@ async function main(): Promise<void> {
       process.stdout.write(`  t=${String(Math.round((Date.now() - started) / 1000)).padStart(4)} s  rss ${(bytes / 1048576).toFixed(1)} MB  window p50 ${pct(w, 50).toFixed(1)} ms  p99 ${pct(w, 99).toFixed(1)} ms  n=${w.length}\n`);
     }, Math.max(5000, (SECONDS * 1000) / 24));
     rss.push({ t: 0, bytes: await rssOf(child.pid!) });
+    // The service's own event-loop delay and GC over the soak: prom-client resets its event-loop
+    // histogram at each scrape, so scrape once now and once at the end (one API process answers).
+    const scrape = async (): Promise<Map<string, number>> => {
+      const text = await fetch(`${base}/metrics`).then((r) => r.text(), () => '');
+      const m = new Map<string, number>();
+      for (const line of text.split('\n')) {
+        const match = /^carebook_nodejs_(eventloop_lag_(?:p50|p99|max)_seconds|gc_duration_seconds_(?:sum|count)\{kind="(?:major|minor)"\}) ([0-9.e+-]+)$/.exec(line);
+        if (match) m.set(match[1]!, Number(match[2]));
+      }
+      return m;
+    };
+    const gcBefore = await scrape();
     // autocannon splits overallRate between connections (whole requests per connection per second).
     const soak = await paced({
       rate,
@@ -331,9 +346,11 @@ async function main(): Promise<void> {
         window.push(ms);
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
       },
+      onIssue: (lag) => issueLags.push(lag),
     });
     clearInterval(sampler);
     clearInterval(rssTimer);
+    const serviceMetrics = await scrape();
     rss.push({ t: SECONDS, bytes: await rssOf(child.pid!) });
 
     latencies.sort((a, b) => a - b);
@@ -372,6 +389,12 @@ async function main(): Promise<void> {
       `RSS (sampled every 5 s): start ${mb(rss[0]!.bytes)} MB, end ${mb(rss.at(-1)!.bytes)} MB, range ${mb(Math.min(...rss.map((x) => x.bytes)))}–${mb(peak(rss))} MB; mean ${mb(mean(early))} MB at 10–30 % of the run, ${mb(mean(late))} MB in the last 20 %: growth ${(growth * 100).toFixed(1)} % (target < 10 %); peaks ${mb(peak(early))} → ${mb(peak(late))} MB (${(peakGrowth * 100).toFixed(1)} %); slope after warm-up ${((slope * 60) / 1048576).toFixed(2)} MB/min`,
       `latency, whole mix: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, p99/p50 ${(p99 / p50).toFixed(2)}× (target < 3×)`,
       ...kindLines.map((k) => `latency, ${k.kind} (${k.n}): p50 ${k.k50.toFixed(1)} ms, p99 ${k.k99.toFixed(1)} ms, p99/p50 ${k.ratio.toFixed(2)}×`),
+      `load generator's own lag in handing requests over (included in the latencies): p50 ${pct(issueLags.sort((a, b) => a - b), 50).toFixed(1)} ms, p99 ${pct(issueLags, 99).toFixed(1)} ms`,
+      `service event-loop delay over the soak (one API process): ${['p50', 'p99', 'max'].map((q) => `${q} ${((serviceMetrics.get(`eventloop_lag_${q}_seconds`) ?? NaN) * 1000).toFixed(1)} ms`).join(', ')}; GC ${(['minor', 'major'] as const).map((k) => {
+        const n = (serviceMetrics.get(`gc_duration_seconds_count{kind="${k}"}`) ?? 0) - (gcBefore.get(`gc_duration_seconds_count{kind="${k}"}`) ?? 0);
+        const sum = (serviceMetrics.get(`gc_duration_seconds_sum{kind="${k}"}`) ?? 0) - (gcBefore.get(`gc_duration_seconds_sum{kind="${k}"}`) ?? 0);
+        return `${k} ${n}× (${(sum * 1000).toFixed(0)} ms)`;
+      }).join(', ')}`,
     ];
     process.stdout.write(`\n${lines.join('\n')}\n`);
     const failed = growth >= 0.1 || p99 / p50 >= 3 || fiveHundreds > 0;
