@@ -390,7 +390,7 @@ async function main(): Promise<void> {
       `latency, whole mix: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, p99/p50 ${(p99 / p50).toFixed(2)}× (target < 3×)`,
       ...kindLines.map((k) => `latency, ${k.kind} (${k.n}): p50 ${k.k50.toFixed(1)} ms, p99 ${k.k99.toFixed(1)} ms, p99/p50 ${k.ratio.toFixed(2)}×`),
       `load generator's own lag in handing requests over (included in the latencies): p50 ${pct(issueLags.sort((a, b) => a - b), 50).toFixed(1)} ms, p99 ${pct(issueLags, 99).toFixed(1)} ms`,
-      `service event-loop delay over the soak (one API process): ${['p50', 'p99', 'max'].map((q) => `${q} ${((serviceMetrics.get(`eventloop_lag_${q}_seconds`) ?? NaN) * 1000).toFixed(1)} ms`).join(', ')}; GC ${(['minor', 'major'] as const).map((k) => {
+      `service event-loop delay over the soak (one API process; prom-client's figures include its 10 ms sampling interval): ${['p50', 'p99', 'max'].map((q) => `${q} ${((serviceMetrics.get(`eventloop_lag_${q}_seconds`) ?? NaN) * 1000).toFixed(1)} ms`).join(', ')}; GC ${(['minor', 'major'] as const).map((k) => {
         const n = (serviceMetrics.get(`gc_duration_seconds_count{kind="${k}"}`) ?? 0) - (gcBefore.get(`gc_duration_seconds_count{kind="${k}"}`) ?? 0);
         const sum = (serviceMetrics.get(`gc_duration_seconds_sum{kind="${k}"}`) ?? 0) - (gcBefore.get(`gc_duration_seconds_sum{kind="${k}"}`) ?? 0);
         return `${k} ${n}× (${(sum * 1000).toFixed(0)} ms)`;
