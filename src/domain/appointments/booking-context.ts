@@ -12,6 +12,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Principal } from '../credentials/principal.js';
+import { DAY_MS } from '../scheduling/local-time.js';
 import {
   parseWeeklyBlocks,
   weeklyBlocksAggSql,
@@ -41,7 +42,6 @@ export interface ContextVersions {
 
 /** Calendar timeslots this far either side of the start's UTC day are loaded (covers any zone's local day). */
 const AROUND_MS = 36 * 3600_000;
-const DAY_MS = 86_400_000;
 
 /** The UTC day (days since the epoch) whose context serves a start at `ms`: contexts are read, and kept, per day. */
 export function contextDay(ms: number): number {

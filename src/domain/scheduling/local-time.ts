@@ -24,7 +24,7 @@ export function minutesMs(n: number): number {
 }
 
 /** 24 hours in milliseconds: the length of a local day without a daylight-saving change, and of a UTC day. */
-const DAY_MS = Duration.fromObject({ hours: 24 }).toMillis();
+export const DAY_MS = Duration.fromObject({ hours: 24 }).toMillis();
 
 /** `HH:MM[:SS]` → minutes after midnight (a wall-clock position, not an instant; plain parsing, it runs per schedule block). */
 export function wallMinutes(hhmmss: string): number {
