@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Env } from '../db/schema.js';
-import { webhookEndpointFor } from './endpoints.js';
+import { webhookEndpointFor, type WebhookEndpoint } from './endpoints.js';
 import { webhookBody, type ChangedAttribute } from './payload.js';
 import { isRetryable, sendWebhook, type SendResult } from './send.js';
 import { signatureHeader } from './signature.js';
@@ -19,7 +19,8 @@ import { policyFor } from './target-policy.js';
 export const RETRY_WINDOW_MS = 48 * 3600_000;
 /** A claim's lease: longer than one delivery's timeout; an expired lease makes the event claimable again. */
 const LEASE_SECONDS = 30;
-const BATCH = 20;
+/** Events claimed per pass; a full pass is followed by another at once. */
+export const BATCH = 20;
 
 export interface WorkerOptions {
   env: Env;
@@ -68,10 +69,13 @@ async function claim(db: Db, env: Env): Promise<ClaimedEvent[]> {
   return res.rows.map((r) => ({ ...r, occurred_at: new Date(r.occurred_at), retry_from: r.retry_from ? new Date(r.retry_from) : null }));
 }
 
+/** A developer's receiver, read once per pass however many of the pass's events are theirs. */
+type EndpointLookup = (developerId: string) => Promise<WebhookEndpoint | undefined>;
+
 /** Sends one claimed event and records the outcome (contracts.md §7; the record never holds the body). */
-async function deliver(db: Db, e: ClaimedEvent, o: Required<Omit<WorkerOptions, 'onError'>>): Promise<void> {
+async function deliver(db: Db, e: ClaimedEvent, o: Required<Omit<WorkerOptions, 'onError'>>, endpointOf: EndpointLookup): Promise<void> {
   const now = o.now();
-  const endpoint = await webhookEndpointFor(db, e.developer_id, now);
+  const endpoint = await endpointOf(e.developer_id);
   if (!endpoint) {
     await db.updateTable('outbox_events').set({ status: 'no_endpoint', locked_until: null, last_error: 'no webhook endpoint registered' }).where('id', '=', e.id).execute();
     return;
@@ -91,22 +95,23 @@ async function deliver(db: Db, e: ClaimedEvent, o: Required<Omit<WorkerOptions, 
   const error = ok ? null : (result.error ?? `HTTP ${result.statusCode}`);
   const nextAt = new Date(o.now().getTime() + backoffMs(attempt, o.baseDelayMs, o.maxDelayMs, o.random));
   const giveUp = !ok && (result.refused || !isRetryable(result) || nextAt.getTime() > (e.retry_from ?? e.occurred_at).getTime() + RETRY_WINDOW_MS);
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('webhook_deliveries')
-      .values({ env: e.env, developer_id: e.developer_id, event_id: e.id, attempt, url: endpoint.url, status_code: result.statusCode, latency_ms: result.latencyMs, error })
-      .execute();
-    await trx
-      .updateTable('outbox_events')
-      .set({
-        attempts: attempt,
-        locked_until: null,
-        last_error: error,
-        ...(ok ? { status: 'delivered', delivered_at: o.now() } : giveUp ? { status: 'failed' } : { next_attempt_at: nextAt }),
-      })
-      .where('id', '=', e.id)
-      .execute();
-  });
+  // The attempt's record and the event's new state in one statement (atomic, one round trip).
+  await db
+    .with('attempt', (q) =>
+      q
+        .insertInto('webhook_deliveries')
+        .values({ env: e.env, developer_id: e.developer_id, event_id: e.id, attempt, url: endpoint.url, status_code: result.statusCode, latency_ms: result.latencyMs, error })
+        .returning('event_id'),
+    )
+    .updateTable('outbox_events')
+    .set({
+      attempts: attempt,
+      locked_until: null,
+      last_error: error,
+      ...(ok ? { status: 'delivered', delivered_at: o.now() } : giveUp ? { status: 'failed' } : { next_attempt_at: nextAt }),
+    })
+    .where('id', '=', e.id)
+    .execute();
 }
 
 export interface WebhookWorker {
@@ -130,7 +135,13 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
   let stopped = false;
   const runOnce = async (): Promise<number> => {
     const events = await claim(db, o.env);
-    await Promise.all(events.map((e) => deliver(db, e, o)));
+    const endpoints = new Map<string, Promise<WebhookEndpoint | undefined>>();
+    const endpointOf: EndpointLookup = (developerId) => {
+      let found = endpoints.get(developerId);
+      if (!found) endpoints.set(developerId, (found = webhookEndpointFor(db, developerId, o.now())));
+      return found;
+    };
+    await Promise.all(events.map((e) => deliver(db, e, o, endpointOf)));
     return events.length;
   };
   const tick = (): void => {
@@ -140,9 +151,12 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
         options.onError?.(err);
         return 0;
       })
-      .finally(() => {
+      .then((sent) => {
         running = undefined;
-        if (!stopped) timer = setTimeout(tick, o.pollMs);
+        // A full batch means more are due: claim again at once, so the worker keeps up with any
+        // rate of events instead of at most one batch per poll.
+        if (!stopped) timer = setTimeout(tick, sent >= BATCH ? 0 : o.pollMs);
+        return sent;
       });
   };
   return {

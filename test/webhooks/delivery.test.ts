@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { uuid } from '../../src/lib/ids.js';
 import { setWebhookEndpoint } from '../../src/webhooks/endpoints.js';
-import { backoffMs, createWebhookWorker, listDeliveries, replayEvents } from '../../src/webhooks/worker.js';
+import { BATCH, backoffMs, createWebhookWorker, listDeliveries, replayEvents } from '../../src/webhooks/worker.js';
 import { newDeveloper, testApp, testPort, type TestApp } from '../helpers/app.js';
 import { startReceiver } from './receiver.js';
 
@@ -18,10 +18,10 @@ describe('webhook delivery from the outbox', () => {
   });
   afterAll(async () => t.close());
 
-  async function event(overrides: Partial<{ occurred_at: Date; update_type: 'created' | 'updated' | 'cancelled' }> = {}): Promise<string> {
+  async function event(overrides: Partial<{ occurred_at: Date; update_type: 'created' | 'updated' | 'cancelled'; developer_id: string }> = {}): Promise<string> {
     const id = uuid();
     await t.db.insertInto('outbox_events').values({
-      id, env: 'sandbox', developer_id: dev.developer_id, appointment_id: uuid(), update_type: overrides.update_type ?? 'updated',
+      id, env: 'sandbox', developer_id: overrides.developer_id ?? dev.developer_id, appointment_id: uuid(), update_type: overrides.update_type ?? 'updated',
       changed_attributes: JSON.stringify([{ attribute_path: 'appointment.status' }]), status: 'pending', ...(overrides.occurred_at ? { occurred_at: overrides.occurred_at } : {}),
     }).execute();
     return id;
@@ -79,6 +79,37 @@ describe('webhook delivery from the outbox', () => {
       expect((await status(id)).attempts).toBe(5);
       const attempts = (await listDeliveries(t.db, dev.developer_id)).filter((d) => d.event_id === id).map((d) => d.status_code).reverse();
       expect(attempts).toEqual([500, 429, 408, 503, 200]);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('keeps up with a backlog larger than one batch: a full batch is followed by the next at once, not after the poll interval', async () => {
+    const k = key();
+    const rx = await startReceiver([k]);
+    // A developer of its own: the replay test below re-sends all of `dev`'s events of the last two days.
+    const busy = await newDeveloper(t);
+    try {
+      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: busy.developer_id, url: rx.url, key: k, allowPrivateTargets: false });
+      const ids: string[] = [];
+      for (let i = 0; i < BATCH * 3 + 5; i++) ids.push(await event({ developer_id: busy.developer_id }));
+      // A poll interval far longer than the test: without the immediate follow-up only one batch would go.
+      const w = worker({ pollMs: 600_000 });
+      w.start();
+      try {
+        await until(async () => {
+          const rows = await t.db.selectFrom('outbox_events').select('status').where('id', 'in', ids).execute();
+          return rows.every((r) => r.status === 'delivered');
+        });
+      } finally {
+        await w.stop();
+      }
+      const sent = new Set(rx.received.map((r) => r.headers['webhook-id']));
+      expect(ids.every((id) => sent.has(id))).toBe(true);
+      // Each event was recorded once, with its attempt, in the same statement as its new state.
+      const records = (await listDeliveries(t.db, busy.developer_id, 1000)).filter((d) => ids.includes(d.event_id));
+      expect(records).toHaveLength(ids.length);
+      expect(records.every((d) => d.attempt === 1 && d.status_code === 200)).toBe(true);
     } finally {
       await rx.close();
     }
