@@ -23,6 +23,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
 import { LocalClock } from '../scheduling/local-time.js';
+import { yieldToEventLoop } from '../../lib/time-slice.js';
 import { weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
 import { directoryAvailability, type AvailabilityInputRow } from './availability-summary.js';
 import { writeSummaries } from './availability-summary-store.js';
@@ -50,8 +51,6 @@ export interface RefreshOptions {
 export function refreshLockKey(env: Env): string {
   return `carebook.availability_summaries.${env}`;
 }
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The environment's provider-locations needing a summary at `cutoff`: missing first, then oldest first. */
 async function candidates(db: Db, env: Env, cutoff: Date): Promise<string[]> {

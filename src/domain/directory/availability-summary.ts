@@ -25,6 +25,7 @@ import type { AvailabilityCache } from './availability-cache.js';
 import { readStoredSummaries, type StoredSummary } from './availability-summary-store.js';
 import { MAX_DURATION_MINUTES, reasonsOf, walkSlots } from '../scheduling/availability.js';
 import { LocalClock } from '../scheduling/local-time.js';
+import { TimeSlice } from '../../lib/time-slice.js';
 import { loadProviderLocations, loadScheduleData, parseWeeklyBlocks, type SlotSource, type WeeklyBlock } from '../scheduling/schedule-data.js';
 
 export type PatientType = 'new' | 'existing';
@@ -151,7 +152,10 @@ export async function directoryAvailability(
 
   // Last local date of the walk per first date (few distinct values: one Luxon call each).
   const lastOf = new Map<string, string>();
+  // Hundreds of summaries take tens of milliseconds: other requests get the event loop every few ms.
+  const slice = new TimeSlice();
   for (const pl of sources.values()) {
+    await slice.pause();
     const today = clock.today(pl.timeZone, now);
     let last = lastOf.get(today);
     if (last === undefined) lastOf.set(today, (last = clock.addDays(today, HORIZON_DAYS + 1)));
