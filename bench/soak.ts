@@ -9,13 +9,19 @@
  * Mix: directory reads 35 % (providers by NPI, provider-location search, specialties, schedulable
  * entities), availability 25 %, bookings 10 %, appointment reads 30 % (list and single).
  * Database: embedded PGlite in a temporary DATA_DIR, or SOAK_DATABASE_URL (a fresh PostgreSQL
- * database is created on that server and dropped afterwards).
+ * database is created on that server and dropped afterwards; SOAK_KEEP_DATABASE=true keeps it).
+ *
+ * Between the capacity run and the soak it waits for the service's background backlog (bookings to
+ * evaluate, webhook events to send) to drain. Besides latency and memory it reports where the CPU
+ * went (service, PostgreSQL, generator), the service's own latency from its /metrics histogram, the
+ * generator's lag, and the service's event-loop delay and GC. Diagnostics: SOAK_TRACE=file writes
+ * every request as CSV; SOAK_NODE_ARGS passes node flags to the service (e.g. --cpu-prof).
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -43,8 +49,8 @@ async function json<T>(method: string, path: string, body?: unknown, token?: str
   return { status: res.status, body: (await res.json().catch(() => ({}))) as T };
 }
 
-/** RSS of a process and its descendants (the cluster's primary and its API processes; tsx's esbuild helpers). */
-async function rssOf(pid: number): Promise<number> {
+/** A process and its descendants (the cluster's primary and its API processes; tsx's esbuild helpers). */
+async function treeOf(pid: number): Promise<Set<number>> {
   const parents = new Map<number, number>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -62,13 +68,114 @@ async function rssOf(pid: number): Promise<number> {
       grew = true;
     }
   }
+  return tree;
+}
+
+/** The process tree `rssOf` reads, found again at most every 60 s: walking all of /proc every 5 s would load the generator itself. */
+let knownTree: { pid: number; at: number; pids: Set<number> } | undefined;
+
+/** RSS of a process and its descendants. */
+async function rssOf(pid: number): Promise<number> {
+  if (!knownTree || knownTree.pid !== pid || performance.now() - knownTree.at > 60_000) knownTree = { pid, at: performance.now(), pids: await treeOf(pid) };
   let total = 0;
-  for (const p of tree) {
+  for (const p of knownTree.pids) {
     const status = await readFile(`/proc/${p}/status`, 'utf8').catch(() => '');
     const m = /VmRSS:\s+(\d+) kB/.exec(status);
     if (m) total += Number(m[1]) * 1024;
   }
   return total;
+}
+
+/**
+ * CPU seconds (user + system) used so far, per process: the service's tree, every `postgres`
+ * process on the machine, and this process (the load generator). Summed per group by the caller.
+ * Processes that exit between two readings drop out, so the groups are a lower bound.
+ */
+async function cpuSeconds(servicePid: number): Promise<{ at: number; service: number; postgres: number; generator: number; machineBusy: number; machineTotal: number }> {
+  const tick = 100; // USER_HZ on Linux
+  const service = await treeOf(servicePid);
+  let svc = 0;
+  let postgres = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (!stat) continue;
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    // After the comm: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime …
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpu = (Number(f[11]) + Number(f[12])) / tick;
+    if (service.has(Number(entry))) svc += cpu;
+    else if (comm === 'postgres') postgres += cpu;
+  }
+  const self = process.cpuUsage();
+  // /proc/stat's first line: cpu user nice system idle iowait irq softirq steal …
+  const all = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = all[3]! + all[4]!;
+  const total = all.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { at: performance.now(), service: svc, postgres, generator: (self.user + self.system) / 1e6, machineBusy: (total - idle) / tick, machineTotal: total / tick };
+}
+
+/**
+ * The service's own request-latency distribution over the soak, from the `/metrics` histogram
+ * (all routes summed): the share of requests above each bucket bound and p50/p99 interpolated
+ * within buckets. It runs from Fastify's receipt of the request to its response, so the gap to the
+ * generator's figures is time before the service read the request (sockets, CPU, the generator).
+ */
+function histogramOf(text: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^carebook_http_request_duration_seconds_bucket\{le="([^"]+)",[^}]*\} ([0-9.e+-]+)$/.exec(line);
+    if (match) m.set(match[1]!, (m.get(match[1]!) ?? 0) + Number(match[2]));
+  }
+  return m;
+}
+
+function histogramPercentile(bounds: number[], cumulative: number[], p: number): number {
+  const total = cumulative.at(-1)!;
+  const target = (p / 100) * total;
+  for (let i = 0; i < bounds.length; i++) {
+    if (cumulative[i]! >= target) {
+      const lo = i === 0 ? 0 : bounds[i - 1]!;
+      const below = i === 0 ? 0 : cumulative[i - 1]!;
+      const inBucket = cumulative[i]! - below;
+      return lo + (bounds[i]! - lo) * (inBucket ? (target - below) / inBucket : 0);
+    }
+  }
+  return Infinity;
+}
+
+/**
+ * Waits until the service's background backlog is done: on PostgreSQL, until no booking is due for
+ * evaluation and no webhook event is due for delivery (at most SOAK_SETTLE_MAX_SECONDS, default
+ * 180); on the embedded database, which admits no second connection, SOAK_SETTLE_SECONDS (default
+ * 20). Says what it waited for.
+ */
+async function settle(databaseUrl: string | undefined): Promise<string> {
+  const t0 = performance.now();
+  if (!databaseUrl) {
+    await sleep(Number(process.env.SOAK_SETTLE_SECONDS ?? 20) * 1000);
+    return `waited ${((performance.now() - t0) / 1000).toFixed(0)} s (embedded database: a fixed pause)`;
+  }
+  const max = Number(process.env.SOAK_SETTLE_MAX_SECONDS ?? 180) * 1000;
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    let first: string | undefined;
+    for (;;) {
+      const { rows } = await c.query<{ evaluations: string; events: string }>(
+        `SELECT (SELECT count(*) FROM appointments WHERE evaluate_after <= now()) AS evaluations,
+                (SELECT count(*) FROM outbox_events WHERE status = 'pending' AND next_attempt_at <= now()) AS events`,
+      );
+      const { evaluations, events } = rows[0]!;
+      first ??= `${evaluations} bookings to evaluate and ${events} webhook events due`;
+      if ((Number(evaluations) === 0 && Number(events) === 0) || performance.now() - t0 > max) {
+        return `${first} after the capacity run; ${evaluations} and ${events} after ${((performance.now() - t0) / 1000).toFixed(1)} s`;
+      }
+      await sleep(250);
+    }
+  } finally {
+    await c.end();
+  }
 }
 
 function pct(sorted: number[], p: number): number {
@@ -90,6 +197,8 @@ async function main(): Promise<void> {
     u.pathname = `/${name}`;
     databaseUrl = u.toString();
     dropDb = async () => {
+      // SOAK_KEEP_DATABASE=true keeps the soaked database for a look at its plans afterwards.
+      if (process.env.SOAK_KEEP_DATABASE === 'true') return void process.stdout.write(`kept database ${name}\n`);
       const c = new pg.Client({ connectionString: process.env.SOAK_DATABASE_URL });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -97,7 +206,8 @@ async function main(): Promise<void> {
     };
   }
   if (PROCESSES > 1 && !databaseUrl) throw new Error('SOAK_PROCESSES > 1 needs SOAK_DATABASE_URL: the embedded database admits one process');
-  const child = spawn(process.execPath, ['bin/carebook.mjs', 'serve', ...(PROCESSES > 1 ? ['--processes', String(PROCESSES)] : [])], {
+  // SOAK_NODE_ARGS: extra node flags for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/cpu` to profile it).
+  const child = spawn(process.execPath, [...(process.env.SOAK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bin/carebook.mjs', 'serve', ...(PROCESSES > 1 ? ['--processes', String(PROCESSES)] : [])], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -224,6 +334,7 @@ async function main(): Promise<void> {
      * per-second quota back to back at the start of every second and then idle, so at "70 %" the
      * service saw bursts at full concurrency and the latencies measured the bursts.
      */
+    let soakStart = 0;
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
     const send = (r: MixRequest): Promise<{ status: number; body: string }> =>
       new Promise((resolve) => {
@@ -243,10 +354,11 @@ async function main(): Promise<void> {
         if (r.body) req.write(r.body);
         req.end();
       });
-    const paced = async (opts: { rate: number; seconds: number; onResponse: (ms: number, status: number, kind: string) => void; onIssue?: (lagMs: number) => void }) => {
+    const paced = async (opts: { rate: number; seconds: number; onResponse: (ms: number, status: number, kind: string, at: number) => void; onIssue?: (lagMs: number) => void }) => {
       const interval = 1000 / opts.rate;
       const total = Math.floor(opts.seconds * opts.rate);
       const t0 = performance.now();
+      soakStart = t0;
       let issued = 0;
       let done = 0;
       const pending: Promise<void>[] = [];
@@ -260,7 +372,7 @@ async function main(): Promise<void> {
           opts.onIssue?.(performance.now() - scheduled);
           const p = send(r).then(({ status, body }) => {
             done++;
-            opts.onResponse(performance.now() - scheduled, status, r.kind);
+            opts.onResponse(performance.now() - scheduled, status, r.kind, scheduled - t0);
             if (status >= 400 && status !== 409 && reported++ < 5) process.stderr.write(`  unexpected ${status}: ${body.slice(0, 300)}\n`);
             if (status === 200 && r.kind === 'booking') {
               const m = /"appointment_id":"([^"]+)"/.exec(body);
@@ -303,6 +415,9 @@ async function main(): Promise<void> {
     const capacity = cap.requests.average;
     const rate = Math.max(1, Math.round(capacity * LOAD));
     process.stdout.write(`capacity ${capacity.toFixed(0)} req/s (p50 ${cap.latency.p50} ms, p99 ${cap.latency.p99} ms, non-2xx ${cap.non2xx}); soaking ${SECONDS} s at ${rate} req/s (${Math.round(LOAD * 100)} %)\n`);
+    // The capacity run leaves background work behind (bookings to evaluate, webhook events to send):
+    // the soak starts once the service has caught up, so that it measures the soak's own load.
+    process.stdout.write(`  settling: ${await settle(databaseUrl)}\n`);
 
     const rss: { t: number; bytes: number }[] = [];
     const latencies: number[] = [];
@@ -326,6 +441,7 @@ async function main(): Promise<void> {
     // histogram at each scrape, so scrape once now and once at the end (one API process answers).
     const scrape = async (): Promise<Map<string, number>> => {
       const text = await fetch(`${base}/metrics`).then((r) => r.text(), () => '');
+      lastHistogram = histogramOf(text);
       const m = new Map<string, number>();
       for (const line of text.split('\n')) {
         const match = /^carebook_nodejs_(eventloop_lag_(?:p50|p99|max)_seconds|gc_duration_seconds_(?:sum|count)\{kind="(?:major|minor)"\}) ([0-9.e+-]+)$/.exec(line);
@@ -333,12 +449,18 @@ async function main(): Promise<void> {
       }
       return m;
     };
+    let lastHistogram = new Map<string, number>();
+    // SOAK_TRACE=file writes every request of the soak (scheduled ms since start, latency ms, status, kind) as CSV.
+    const trace: string[] | undefined = process.env.SOAK_TRACE ? [] : undefined;
     const gcBefore = await scrape();
+    const histogramBefore = lastHistogram;
+    const cpuBefore = await cpuSeconds(child.pid!);
     // autocannon splits overallRate between connections (whole requests per connection per second).
     const soak = await paced({
       rate,
       seconds: SECONDS,
-      onResponse: (ms, status, kind) => {
+      onResponse: (ms, status, kind, at) => {
+        trace?.push(`${at.toFixed(1)},${ms.toFixed(2)},${status},${kind}`);
         latencies.push(ms);
         let k = byKind.get(kind);
         if (!k) byKind.set(kind, (k = []));
@@ -350,7 +472,10 @@ async function main(): Promise<void> {
     });
     clearInterval(sampler);
     clearInterval(rssTimer);
+    const cpuAfter = await cpuSeconds(child.pid!);
+    if (trace) await writeFile(process.env.SOAK_TRACE!, `# started ${Math.round(performance.timeOrigin + soakStart)} (ms since the epoch)\nat_ms,latency_ms,status,kind\n${trace.join('\n')}\n`);
     const serviceMetrics = await scrape();
+    const histogramAfter = lastHistogram;
     rss.push({ t: SECONDS, bytes: await rssOf(child.pid!) });
 
     latencies.sort((a, b) => a - b);
@@ -383,12 +508,23 @@ async function main(): Promise<void> {
     });
     const worstKind = Math.max(...kindLines.map((k) => k.ratio));
     const fiveHundreds = [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
+    // Where the CPU went over the soak, in cores (seconds of CPU per second of soak).
+    const wall = (cpuAfter.at - cpuBefore.at) / 1000;
+    const cores = (a: number, b: number) => ((b - a) / wall).toFixed(2);
+    const machineBusy = (cpuAfter.machineBusy - cpuBefore.machineBusy) / (cpuAfter.machineTotal - cpuBefore.machineTotal);
+    // The service's own latency distribution over the soak (from its /metrics histogram).
+    const bounds = [...histogramAfter.keys()].filter((k) => k !== '+Inf').map(Number).sort((a, b) => a - b);
+    const cumulative = [...bounds.map(String), '+Inf'].map((k) => (histogramAfter.get(k) ?? 0) - (histogramBefore.get(k) ?? 0));
+    const served = cumulative.at(-1) ?? 0;
+    const over = (le: number) => (served ? (100 * (served - cumulative[bounds.indexOf(le)]!)) / served : NaN).toFixed(2);
     const lines = [
       `engine: ${databaseUrl ? 'PostgreSQL' : 'PGlite (embedded)'}; capacity ${capacity.toFixed(0)} req/s; soak ${SECONDS} s at ${rate} req/s; achieved ${soak.requests.average.toFixed(0)} req/s`,
       `requests: ${latencies.length}; statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([s, c]) => `${s}×${c}`).join(' ')}`,
       `RSS (sampled every 5 s): start ${mb(rss[0]!.bytes)} MB, end ${mb(rss.at(-1)!.bytes)} MB, range ${mb(Math.min(...rss.map((x) => x.bytes)))}–${mb(peak(rss))} MB; mean ${mb(mean(early))} MB at 10–30 % of the run, ${mb(mean(late))} MB in the last 20 %: growth ${(growth * 100).toFixed(1)} % (target < 10 %); peaks ${mb(peak(early))} → ${mb(peak(late))} MB (${(peakGrowth * 100).toFixed(1)} %); slope after warm-up ${((slope * 60) / 1048576).toFixed(2)} MB/min`,
       `latency, whole mix: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, p99/p50 ${(p99 / p50).toFixed(2)}× (target < 3×)`,
       ...kindLines.map((k) => `latency, ${k.kind} (${k.n}): p50 ${k.k50.toFixed(1)} ms, p99 ${k.k99.toFixed(1)} ms, p99/p50 ${k.ratio.toFixed(2)}×`),
+      `CPU over the soak, in cores of ${os.availableParallelism()}: service ${cores(cpuBefore.service, cpuAfter.service)}, PostgreSQL ${cores(cpuBefore.postgres, cpuAfter.postgres)}, load generator ${cores(cpuBefore.generator, cpuAfter.generator)}; machine busy ${(machineBusy * 100).toFixed(0)} %`,
+      `service-side latency (its /metrics histogram, receipt to response; ${served} requests): p50 ${(histogramPercentile(bounds, cumulative, 50) * 1000).toFixed(1)} ms, p99 ${(histogramPercentile(bounds, cumulative, 99) * 1000).toFixed(1)} ms (interpolated in buckets); over 25 ms ${over(0.025)} %, over 50 ms ${over(0.05)} %, over 100 ms ${over(0.1)} %; the generator saw over 25 ms ${((100 * latencies.filter((x) => x > 25).length) / latencies.length).toFixed(2)} %, over 50 ms ${((100 * latencies.filter((x) => x > 50).length) / latencies.length).toFixed(2)} %`,
       `load generator's own lag in handing requests over (included in the latencies): p50 ${pct(issueLags.sort((a, b) => a - b), 50).toFixed(1)} ms, p99 ${pct(issueLags, 99).toFixed(1)} ms`,
       `service event-loop delay over the soak (one API process; prom-client's figures include its 10 ms sampling interval): ${['p50', 'p99', 'max'].map((q) => `${q} ${((serviceMetrics.get(`eventloop_lag_${q}_seconds`) ?? NaN) * 1000).toFixed(1)} ms`).join(', ')}; GC ${(['minor', 'major'] as const).map((k) => {
         const n = (serviceMetrics.get(`gc_duration_seconds_count{kind="${k}"}`) ?? 0) - (gcBefore.get(`gc_duration_seconds_count{kind="${k}"}`) ?? 0);
