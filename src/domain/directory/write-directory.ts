@@ -164,6 +164,11 @@ export async function writeDirectory(
   opts: { developerId?: string; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<WriteSummary> {
   const t = trx as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // Directory writers queue on the `directory_version` row before they lock any directory row. Its
+  // triggers (migration 0010) move it after a transaction's first directory statement; without
+  // this, two writers that each locked rows first (two processes upserting the sandbox fixtures at
+  // once) could each wait for the other's row and version lock: a deadlock.
+  await sql`SELECT version FROM directory_version FOR UPDATE`.execute(trx);
   // Progress counts records of every section; each step reports after it is written.
   const total =
     (doc.specialties?.length ?? 0) + (doc.visit_reasons?.length ?? 0) + (doc.insurance_carriers?.length ?? 0) +
