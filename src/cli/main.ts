@@ -36,6 +36,28 @@ function intArg(name: string, min: number, max: number) {
   };
 }
 
+/**
+ * Shuts a starting or running process down gracefully on SIGINT/SIGTERM, then exits 0.
+ *
+ * The handlers go in before `starting` is awaited: a signal that arrives while the service starts
+ * (or in the instant after it announces itself) waits for the start and then closes, instead of
+ * meeting the default disposition and killing the process mid-write.
+ */
+export async function closeOnSignal(starting: Promise<{ close(): Promise<void> }>): Promise<void> {
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void starting.then((s) => s.close()).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await starting;
+}
+
 /** Runs `fn` against the configured database, migrated, and closes it afterwards. */
 export async function withDb<T>(config: Config, fn: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>): Promise<T> {
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements });
@@ -80,12 +102,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
         await startClusterPrimary(cfg, { processes: o.processes });
         return;
       }
-      const svc = await startService(cfg, { workers: o.workers, announce: cluster.isPrimary });
-      const stop = (): void => {
-        void svc.close().then(() => process.exit(0));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      await closeOnSignal(startService(cfg, { workers: o.workers, announce: cluster.isPrimary }));
     });
 
   program
@@ -94,12 +111,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .action(async () => {
       const cfg = config();
       if (!cfg.databaseUrl) throw new Error('worker needs DATABASE_URL: the embedded database admits one process (`serve` runs the workers itself)');
-      const w = await startWorkerProcess(cfg);
-      const stop = (): void => {
-        void w.close().then(() => process.exit(0));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      await closeOnSignal(startWorkerProcess(cfg));
     });
 
   program

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -91,7 +91,11 @@ describe('operator CLI and the service process', () => {
       if (!out.includes("listening on")) throw new Error(`service did not start: ${out}`);
       return { child, out };
     };
-    const stop = (child: ChildProcess) => new Promise<number | null>((resolve) => { child.once("exit", (code) => resolve(code)); child.kill("SIGTERM"); });
+    const stop = (child: ChildProcess) =>
+      new Promise<string>((resolve) => {
+        child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`));
+        child.kill('SIGTERM');
+      });
 
     const first = await start();
     expect(first.out).toContain('client_secret:');
@@ -105,15 +109,38 @@ describe('operator CLI and the service process', () => {
       body: JSON.stringify({ grant_type: 'client_credentials', client_id: creds.client_id, client_secret: creds.client_secret, audience: `http://127.0.0.1:${port}/` }),
     });
     expect(token.status).toBe(200);
-    expect(await stop(first.child)).toBe(0);
+    expect(await stop(first.child)).toBe('code 0');
 
     const second = await start();
     expect(second.out).not.toContain('client_secret:');
     expect(second.out).toContain('demo-credentials.json');
-    expect(await stop(second.child)).toBe(0);
+    expect(await stop(second.child)).toBe('code 0');
 
     // Directly on the (stopped) embedded database: one developer so far, and the CLI adds one.
     const { stdout } = await cli(['developer', 'create', '--name', 'Local Co', '--json']);
     expect(JSON.parse(stdout).developer_id).toMatch(/^dv_/);
+  }, 120_000);
+
+  it('a SIGTERM while the service is still starting waits for the start, then shuts down cleanly', async () => {
+    // The signal handlers must be in place before the database opens: without them SIGTERM's default
+    // action kills the process (exit signal, no code) and can interrupt a half-written start.
+    const dir = await mkdtemp(join(tmpdir(), 'carebook-cli-early-'));
+    try {
+      const env = { ...process.env, DATA_DIR: dir, PORT: String(testPort()), LOG_LEVEL: 'warn' } as Record<string, string>;
+      delete env.DATABASE_URL;
+      const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (d) => (out += String(d)));
+      child.stderr!.on('data', (d) => (out += String(d)));
+      const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`)));
+      // The embedded database's directory appears once startService has begun opening it.
+      const deadline = Date.now() + 60_000;
+      while ((await readdir(dir)).length === 0 && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+      expect(out.includes('listening on')).toBe(false);
+      child.kill('SIGTERM');
+      expect(await exited).toBe('code 0');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
