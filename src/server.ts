@@ -44,7 +44,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     insuranceMappingJob: withWorkers,
   });
   await app.listen({ port: config.port, host: config.host });
-  const workers = withWorkers ? startBackgroundWorkers(handle.db, config, logger, { insuranceMappings: false }) : undefined;
+  const workers = withWorkers ? startBackgroundWorkers(handle.db, config, logger, { engine: handle.engine, insuranceMappings: false }) : undefined;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -70,7 +70,7 @@ export async function startWorkerProcess(config: Config, opts: { handle?: Databa
   const logger = pino(loggerOptions(opts.quiet ? 'silent' : config.logLevel));
   const handle = opts.handle ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements }));
   await migrateToLatest(handle.db);
-  const workers: BackgroundWorkers = startBackgroundWorkers(handle.db, config, logger);
+  const workers: BackgroundWorkers = startBackgroundWorkers(handle.db, config, logger, { engine: handle.engine });
   logger.info({ env: config.appEnv }, 'background workers started');
   return {
     async close() {

@@ -9,7 +9,8 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { Db } from './db/database.js';
+import type { Db, DatabaseHandle } from './db/database.js';
+import { startTableMaintenance } from './db/table-maintenance.js';
 import { loggableError } from './http/error-handler.js';
 import { startEvaluator } from './domain/appointments/evaluator.js';
 import { startAvailabilitySummaryWorker } from './domain/directory/availability-summary-refresh.js';
@@ -21,10 +22,16 @@ export interface BackgroundWorkers {
 }
 
 /**
- * Starts the loops. `insuranceMappings: false` when the app of this process runs that job itself
- * (`buildApp`'s `insuranceMappingJob`), so that one process does not run it twice.
+ * Starts the loops. `engine` tells the table-maintenance loop whether autovacuum can be relied on
+ * (src/db/table-maintenance.ts). `insuranceMappings: false` when the app of this process runs that
+ * job itself (`buildApp`'s `insuranceMappingJob`), so that one process does not run it twice.
  */
-export function startBackgroundWorkers(db: Db, config: Config, logger: Logger, opts: { insuranceMappings?: boolean } = {}): BackgroundWorkers {
+export function startBackgroundWorkers(
+  db: Db,
+  config: Config,
+  logger: Logger,
+  opts: { engine: DatabaseHandle['engine']; insuranceMappings?: boolean },
+): BackgroundWorkers {
   // Error messages can carry values (a PostgreSQL error quotes the row): logged without them.
   const report = (what: string) => (err: unknown) => logger.error({ err: loggableError(err) }, `${what} pass failed`);
   const evaluator = startEvaluator(db, { intervalMs: config.workerPollMs, env: config.appEnv, onError: report('booking evaluator') });
@@ -39,9 +46,16 @@ export function startBackgroundWorkers(db: Db, config: Config, logger: Logger, o
   const mappings = opts.insuranceMappings === false ? undefined : startInsuranceMappingWorker(db, config.appEnv, { onError: report('insurance mapping job') });
   // Default ages: rows recomputed past 40 s, served up to 60 s (availability-summary-refresh.ts).
   const summaries = startAvailabilitySummaryWorker(db, config.appEnv, { onError: report('availability summary refresh') });
+  // Planner statistics and dead rows where no autovacuum runs (PGlite; PostgreSQL with autovacuum = off).
+  const maintenance = startTableMaintenance(db, opts.engine, {
+    onError: report('table maintenance'),
+    onPass: (done) => {
+      if (done.length) logger.debug({ tables: done.map((t) => `${t.vacuum ? 'vacuum' : 'analyze'} ${t.table}`) }, 'table maintenance');
+    },
+  });
   return {
     async stop() {
-      await Promise.all([evaluator.stop(), webhooks.stop(), mappings?.stop(), summaries.stop()]);
+      await Promise.all([evaluator.stop(), webhooks.stop(), mappings?.stop(), summaries.stop(), maintenance.stop()]);
     },
   };
 }

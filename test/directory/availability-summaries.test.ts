@@ -343,7 +343,7 @@ describe('the worker loop', () => {
   test('startBackgroundWorkers runs it', async () => {
     await t.db.deleteFrom('availability_summaries').execute();
     const active = await activeIds();
-    const workers = startBackgroundWorkers(t.db, t.config, pino({ level: 'silent' }));
+    const workers = startBackgroundWorkers(t.db, t.config, pino({ level: 'silent' }), { engine: t.handle.engine });
     try {
       await waitFor(async () => (await storedIds()).length === active.length);
     } finally {

@@ -30,7 +30,7 @@ test('an API without workers records the request; the background workers apply i
   await new Promise((r) => setTimeout(r, 500));
   expect(await status()).toEqual(['pending']);
 
-  const workers = startBackgroundWorkers(t.db, t.config, pino({ level: 'silent' }));
+  const workers = startBackgroundWorkers(t.db, t.config, pino({ level: 'silent' }), { engine: t.handle.engine });
   try {
     const deadline = Date.now() + 15_000;
     while ((await status())[0] !== 'applied' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

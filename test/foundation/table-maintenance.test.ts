@@ -1,0 +1,123 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import { maintainTables, maintenanceNeeded, startTableMaintenance, tablesNeedingMaintenance, type TableMaintenance } from '../../src/db/table-maintenance.js';
+import { engineName, freshDatabase } from '../helpers/db.js';
+
+/**
+ * Planner statistics and dead rows where no autovacuum runs (src/db/table-maintenance.ts), on the
+ * engine under test. `probe` is a table of the test's own; the service's tables are left to the
+ * other suites.
+ */
+describe(`table maintenance (${engineName})`, () => {
+  let h: DatabaseHandle;
+  beforeAll(async () => {
+    h = await freshDatabase();
+    await sql`CREATE TABLE probe (id int PRIMARY KEY, v text NOT NULL)`.execute(h.db);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  /** Runs `statement` and makes its connection publish its table statistics at once (PostgreSQL batches them up to 10 s). */
+  const changeAndFlush = (statement: ReturnType<typeof sql>) =>
+    h.db.connection().execute(async (conn) => {
+      await statement.execute(conn);
+      await sql`SELECT pg_stat_force_next_flush()`.execute(conn);
+    });
+  const pgClass = async () =>
+    (await sql<{ reltuples: number }>`SELECT reltuples FROM pg_class WHERE oid = 'probe'::regclass`.execute(h.db)).rows[0]!.reltuples;
+  const counts = async () =>
+    (
+      await sql<{ analyze_count: string; vacuum_count: string }>`
+        SELECT analyze_count, vacuum_count FROM pg_stat_user_tables WHERE relid = 'probe'::regclass`.execute(h.db)
+    ).rows[0]!;
+  /** The statistics reach the shared view a moment after the flush; wait for a predicate on them. */
+  const until = async <T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> => {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const v = await read();
+      if (ok(v) || Date.now() > deadline) return v;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const probeOf = (due: TableMaintenance[]) => due.find((t) => t.table === 'probe');
+
+  it('runs where autovacuum does not: always on PGlite, on PostgreSQL when the server has autovacuum = off', async () => {
+    if (h.engine === 'pglite') {
+      expect(await maintenanceNeeded(h.db, 'pglite')).toBe(true);
+    } else {
+      const setting = (await sql<{ v: string }>`SELECT current_setting('autovacuum') AS v`.execute(h.db)).rows[0]!.v;
+      expect(await maintenanceNeeded(h.db, 'postgres')).toBe(setting === 'off');
+    }
+  });
+
+  it('analyses a table once more rows changed than autovacuum would allow, and vacuums it once enough are dead', async () => {
+    // 1,000 new rows in a never-analysed table (reltuples -1 counts as 0): past 50 + 10 %.
+    await changeAndFlush(sql`INSERT INTO probe SELECT g, 'x' FROM generate_series(1, 1000) g`);
+    const due = await until(() => tablesNeedingMaintenance(h.db), (d) => !!probeOf(d));
+    expect(probeOf(due)).toEqual({ table: 'probe', analyze: true, vacuum: false });
+    expect(await pgClass()).toBeLessThanOrEqual(0);
+
+    const done = await maintainTables(h.db);
+    expect(probeOf(done)).toEqual({ table: 'probe', analyze: true, vacuum: false });
+    // The planner now knows the table's size.
+    expect(await pgClass()).toBe(1000);
+    expect(Number((await counts()).analyze_count)).toBe(1);
+    expect(probeOf(await tablesNeedingMaintenance(h.db))).toBeUndefined();
+
+    // 30 changed rows stay under the threshold (50 + 0.1 × 1000 = 150): nothing to do.
+    await changeAndFlush(sql`UPDATE probe SET v = 'y' WHERE id <= 30`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(probeOf(await tablesNeedingMaintenance(h.db))).toBeUndefined();
+
+    // 600 deleted rows: past the vacuum threshold (50 + 0.2 × 1000 = 250).
+    await changeAndFlush(sql`DELETE FROM probe WHERE id > 400`);
+    const dead = await until(() => tablesNeedingMaintenance(h.db), (d) => !!probeOf(d)?.vacuum);
+    expect(probeOf(dead)).toEqual({ table: 'probe', analyze: true, vacuum: true });
+    expect(probeOf(await maintainTables(h.db))).toEqual({ table: 'probe', analyze: true, vacuum: true });
+    expect(await pgClass()).toBe(400);
+    expect(Number((await counts()).vacuum_count)).toBe(1);
+    const after = await until(() => tablesNeedingMaintenance(h.db), (d) => !probeOf(d));
+    expect(probeOf(after)).toBeUndefined();
+  });
+
+  it('does nothing while another connection holds the pass lock', async () => {
+    await changeAndFlush(sql`INSERT INTO probe SELECT g, 'z' FROM generate_series(5001, 6000) g`);
+    await until(() => tablesNeedingMaintenance(h.db), (d) => !!probeOf(d));
+    const before = Number((await counts()).analyze_count);
+    await h.db.connection().execute(async (other) => {
+      await sql`SELECT pg_advisory_lock(hashtext('carebook.table_maintenance.' || current_schema()))`.execute(other);
+      try {
+        // On PGlite there is one session, so a held session lock is the caller's own (re-entrant):
+        // the pass runs. On PostgreSQL the lock belongs to another backend and the pass steps aside.
+        const done = await maintainTables(h.db);
+        if (h.engine === 'postgres') expect(done).toEqual([]);
+      } finally {
+        await sql`SELECT pg_advisory_unlock(hashtext('carebook.table_maintenance.' || current_schema()))`.execute(other);
+      }
+    });
+    if (h.engine === 'postgres') {
+      expect(Number((await counts()).analyze_count)).toBe(before);
+      expect(probeOf(await maintainTables(h.db))?.analyze).toBe(true);
+    }
+    expect(Number((await counts()).analyze_count)).toBe(before + 1);
+  });
+
+  it('the loop runs passes on its interval and stops cleanly', async () => {
+    await changeAndFlush(sql`INSERT INTO probe SELECT g, 'w' FROM generate_series(7001, 9000) g`);
+    await until(() => tablesNeedingMaintenance(h.db), (d) => !!probeOf(d));
+    const passes: TableMaintenance[][] = [];
+    const errors: unknown[] = [];
+    // The loop asks the server whether it is needed; force "pglite" so it runs on either engine.
+    const worker = startTableMaintenance(h.db, 'pglite', { intervalMs: 50, onPass: (d) => passes.push(d), onError: (e) => errors.push(e) });
+    await until(async () => passes.length, (n) => n >= 2);
+    await worker.stop();
+    const n = passes.length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(passes.length).toBe(n);
+    expect(errors).toEqual([]);
+    expect(probeOf(passes[0]!)?.analyze).toBe(true);
+    expect(await pgClass()).toBe(3400);
+  });
+});
