@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { pacedLoad, sendRequest } from './paced-load.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
@@ -325,68 +326,27 @@ async function main(): Promise<void> {
         );
       });
 
-    /**
-     * The soak's load: an open-loop generator at a constant rate (one request every 1/rate s,
-     * uniformly spaced, over keep-alive connections, at most CONNECTIONS at once; more wait in the
-     * agent's queue). Latency is measured from each request's scheduled time, so a stalled service
-     * is charged for the requests it delayed (no coordinated omission, as wrk2 measures).
-     * autocannon's own rate limit is not used here: it lets each connection send its whole
-     * per-second quota back to back at the start of every second and then idle, so at "70 %" the
-     * service saw bursts at full concurrency and the latencies measured the bursts.
-     */
+    /** The soak's load: {@link pacedLoad} (open loop at a constant rate; why not autocannon's rate limit is said there). */
     let soakStart = 0;
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-    const send = (r: MixRequest): Promise<{ status: number; body: string }> =>
-      new Promise((resolve) => {
-        const req = http.request(
-          {
-            host: '127.0.0.1', port: PORT, method: r.method, path: r.path, agent,
-            headers: { ...r.headers, ...(r.body ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-            res.on('error', () => resolve({ status: 0, body: '' }));
-          },
-        );
-        req.on('error', () => resolve({ status: 0, body: '' }));
-        if (r.body) req.write(r.body);
-        req.end();
-      });
+    const send = (r: MixRequest) => sendRequest(agent, { host: '127.0.0.1', port: PORT, method: r.method, path: r.path, headers: r.headers, body: r.body });
     const paced = async (opts: { rate: number; seconds: number; onResponse: (ms: number, status: number, kind: string, at: number) => void; onIssue?: (lagMs: number) => void }) => {
-      const interval = 1000 / opts.rate;
-      const total = Math.floor(opts.seconds * opts.rate);
-      const t0 = performance.now();
-      soakStart = t0;
-      let issued = 0;
-      let done = 0;
-      const pending: Promise<void>[] = [];
-      while (issued < total) {
-        const now = performance.now();
-        while (issued < total && t0 + issued * interval <= now) {
-          const scheduled = t0 + issued * interval;
-          const r = nextRequest();
-          issued++;
-          // How late the generator itself hands the request over (its timer and event loop): part of every latency.
-          opts.onIssue?.(performance.now() - scheduled);
-          const p = send(r).then(({ status, body }) => {
-            done++;
-            opts.onResponse(performance.now() - scheduled, status, r.kind, scheduled - t0);
-            if (status >= 400 && status !== 409 && reported++ < 5) process.stderr.write(`  unexpected ${status}: ${body.slice(0, 300)}\n`);
-            if (status === 200 && r.kind === 'booking') {
-              const m = /"appointment_id":"([^"]+)"/.exec(body);
-              if (m && booked.length < 5000) booked.push(m[1]!);
-            }
-          });
-          pending.push(p);
-          if (pending.length > 10_000) pending.splice(0, pending.length - 1000);
-        }
-        await sleep(Math.max(0, Math.min(5, t0 + issued * interval - performance.now())));
-      }
-      await Promise.all(pending);
+      const result = await pacedLoad({
+        ...opts,
+        next: nextRequest,
+        send,
+        onResponse: (ms, status, r, at, body) => {
+          opts.onResponse(ms, status, r.kind, at);
+          if (status >= 400 && status !== 409 && reported++ < 5) process.stderr.write(`  unexpected ${status}: ${body.slice(0, 300)}\n`);
+          if (status === 200 && r.kind === 'booking') {
+            const m = /"appointment_id":"([^"]+)"/.exec(body);
+            if (m && booked.length < 5000) booked.push(m[1]!);
+          }
+        },
+      });
+      soakStart = result.startedAt;
       agent.destroy();
-      return { requests: { average: done / ((performance.now() - t0) / 1000) } };
+      return { requests: { average: result.achievedRate } };
     };
 
     // The cost of each kind of request alone (median of 3), to read the mixed figures by.
