@@ -78,8 +78,9 @@ describe(`table maintenance (${engineName})`, () => {
     expect(probeOf(await maintainTables(h.db))).toEqual({ table: 'probe', analyze: true, vacuum: true });
     expect(await pgClass()).toBe(400);
     expect(Number((await counts()).vacuum_count)).toBe(1);
-    const after = await until(() => tablesNeedingMaintenance(h.db), (d) => !probeOf(d));
-    expect(probeOf(after)).toBeUndefined();
+    // Whether the dead rows are gone afterwards is not asserted: VACUUM may not remove rows that an
+    // open transaction anywhere on the server can still see (other suites run beside this one), and
+    // then the next pass vacuums again, as autovacuum would.
   });
 
   it('does nothing while another connection holds the pass lock', async () => {
