@@ -24,15 +24,10 @@
  *
  * It only reports: the exit code is 0 unless the script itself fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import autocannon from 'autocannon';
-import { pacedLoad, sendRequest, type PlainRequest } from './paced-load.js';
+import { latencySummary, percentile, runControl } from './control.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STEADY_SECONDS = Number(process.env.STEADY_SECONDS ?? 10);
 const CONTROL_SECONDS = Number(process.env.CONTROL_SECONDS ?? 60);
 const CONTROL_LOAD = Number(process.env.CONTROL_LOAD ?? 0.7);
@@ -42,7 +37,7 @@ const CONTROL_PORT = Number(process.env.CONTROL_PORT ?? 18090);
 const CONNECTIONS = 16;
 /** An iteration this much slower than the median counts as slow. */
 const SLOW_FACTOR = 1.3;
-/** The soak's target for p99/p50. */
+/** A fixed p99/p50 target, read against the control (npm run soak judges the service against the control itself). */
 const TARGET_RATIO = 3;
 
 /**
@@ -77,12 +72,6 @@ interface SpinStats {
   p99Ms: number;
   slowShare: number;
   longestSlowRunMs: number;
-}
-
-/** The value at percentile `p` of ascending `sorted` (nearest rank below, as the soak reads its latencies). */
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** Starts a spinner worker and resolves with it once it has warmed up. */
@@ -146,99 +135,22 @@ function spinVerdict(s: SpinStats, single: SpinStats): string {
   return `  → ${s.threads} thread${s.threads > 1 ? 's' : ''}: ${(s.slowShare * 100).toFixed(1)} % of the CPU time ran over ${SLOW_FACTOR}× slower than usual (a steady host: ~0 %), in stretches of up to ${(s.longestSlowRunMs / 1000).toFixed(2)} s${vsSingle}`;
 }
 
-/** The control server as a child process, once it has said `listening`; `stop` ends it and waits for its exit. */
-async function startControlServer(): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/control-server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, CONTROL_PORT: String(CONTROL_PORT) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (c: Buffer) => {
-        out += c.toString('utf8');
-        if (out.includes('listening')) resolve();
-      });
-      child.once('exit', (code, signal) => reject(new Error(`the control server exited (${code ?? signal}) before listening`)));
-      setTimeout(() => reject(new Error('the control server did not listen within 60 s')), 60_000).unref();
-    });
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { child, stop };
-}
-
-/** Closed-loop capacity of `GET /work` with autocannon: responses per second. */
-async function measureCapacity(url: string, seconds: number): Promise<number> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
-  if (result.non2xx || result.errors) throw new Error(`capacity run: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
-  return result.requests.average;
-}
-
-/** The open-loop run: `GET /work` at `rate` for `seconds`; each response's latency (ms), the failures and the generator's lag. */
-async function controlLoad(rate: number, seconds: number): Promise<{ latencies: number[]; failures: number; issueLags: number[]; achievedRate: number }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const request: PlainRequest = { host: '127.0.0.1', port: CONTROL_PORT, method: 'GET', path: '/work', headers: {} };
-  const latencies: number[] = [];
-  const issueLags: number[] = [];
-  let failures = 0;
-  try {
-    const { achievedRate } = await pacedLoad({
-      rate,
-      seconds,
-      next: () => request,
-      send: (r) => sendRequest(agent, r),
-      onResponse: (ms, status) => {
-        latencies.push(ms);
-        if (status !== 200) failures++;
-      },
-      onIssue: (lag) => issueLags.push(lag),
-    });
-    return { latencies, failures, issueLags, achievedRate };
-  } finally {
-    agent.destroy();
-  }
-}
-
-/** p50–p99 of `latencies` (ms), p99/p50 and the share of requests over TARGET_RATIO × p50. */
-function latencySummary(latencies: number[]): { p50: number; p90: number; p95: number; p99: number; ratio: number; overTarget: number } {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const p50 = percentile(sorted, 50);
-  const p99 = percentile(sorted, 99);
-  const over = sorted.filter((ms) => ms > TARGET_RATIO * p50).length;
-  return { p50, p90: percentile(sorted, 90), p95: percentile(sorted, 95), p99, ratio: p99 / p50, overTarget: sorted.length ? over / sorted.length : NaN };
-}
-
-/** Starts the control server, measures its capacity, runs the open-loop load at CONTROL_LOAD of it and prints the figures. */
+/** Runs the control soak (bench/control.ts) at CONTROL_LOAD of its capacity and prints the figures. */
 async function controlSoak(): Promise<void> {
-  const server = await startControlServer();
-  try {
-    const url = `http://127.0.0.1:${CONTROL_PORT}/work`;
-    process.stdout.write(`control: measuring capacity of GET /work (${CONTROL_CAPACITY_SECONDS} s, ${CONNECTIONS} connections)…\n`);
-    const capacity = await measureCapacity(url, CONTROL_CAPACITY_SECONDS);
-    const rate = Math.max(1, Math.round(capacity * CONTROL_LOAD));
-    process.stdout.write(`control: capacity ${capacity.toFixed(0)} req/s; open loop ${CONTROL_SECONDS} s at ${rate} req/s (${Math.round(CONTROL_LOAD * 100)} %)…\n`);
-    const run = await controlLoad(rate, CONTROL_SECONDS);
-    const s = latencySummary(run.latencies);
-    const lags = [...run.issueLags].sort((a, b) => a - b);
-    process.stdout.write(
-      [
-        `control: capacity ${capacity.toFixed(0)} req/s; rate ${rate} req/s, achieved ${run.achievedRate.toFixed(0)} req/s; requests ${run.latencies.length} (not 200: ${run.failures})`,
-        `control latency: p50 ${s.p50.toFixed(2)} ms, p90 ${s.p90.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms; p99/p50 ${s.ratio.toFixed(2)}×; over ${TARGET_RATIO}× p50: ${(s.overTarget * 100).toFixed(2)} % of requests`,
-        `control: generator's own lag in handing requests over (included above): p50 ${percentile(lags, 50).toFixed(2)} ms, p99 ${percentile(lags, 99).toFixed(2)} ms`,
-        `  → control: p99/p50 = ${s.ratio.toFixed(1)}× (the soak's target is < ${TARGET_RATIO}×) for a bare server with fixed work: ${s.ratio < TARGET_RATIO ? 'the method can meet the target on this host' : 'on this host the method misses the target even with nothing to tune'}`,
-      ].join('\n') + '\n',
-    );
-  } finally {
-    await server.stop();
-  }
+  const run = await runControl(
+    { port: CONTROL_PORT, connections: CONNECTIONS, capacitySeconds: CONTROL_CAPACITY_SECONDS, load: CONTROL_LOAD, seconds: CONTROL_SECONDS },
+    (line) => process.stdout.write(`${line}\n`),
+  );
+  const s = latencySummary(run.latencies, TARGET_RATIO);
+  const lags = [...run.issueLags].sort((a, b) => a - b);
+  process.stdout.write(
+    [
+      `control: capacity ${run.capacity.toFixed(0)} req/s; rate ${run.rate} req/s, achieved ${run.achievedRate.toFixed(0)} req/s; requests ${run.latencies.length} (not 200: ${run.failures})`,
+      `control latency: p50 ${s.p50.toFixed(2)} ms, p90 ${s.p90.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms; p99/p50 ${s.ratio.toFixed(2)}×; over ${TARGET_RATIO}× p50: ${(s.overShare * 100).toFixed(2)} % of requests`,
+      `control: generator's own lag in handing requests over (included above): p50 ${percentile(lags, 50).toFixed(2)} ms, p99 ${percentile(lags, 99).toFixed(2)} ms`,
+      `  → control: p99/p50 = ${s.ratio.toFixed(1)}× (a fixed ${TARGET_RATIO}× target) for a bare server with fixed work: ${s.ratio < TARGET_RATIO ? 'the method can meet a fixed target on this host' : 'on this host the method misses a fixed target even with nothing to tune; npm run soak judges the service against this control instead'}`,
+    ].join('\n') + '\n',
+  );
 }
 
 /** Both CPU phases (one thread, then every vCPU at once), printed as they finish. */
