@@ -1,7 +1,8 @@
 /**
- * Fixed-window counters in the database for the sign-in page: failed sign-ins are throttled per
+ * Fixed-window counters in the database for the sign-in page: sign-in attempts are throttled per
  * account and per address, sign-ups per address (OWASP Authentication Cheat Sheet; NIST SP 800-63B
- * §5.2.2). Kept in the database so that every process on one database shares them.
+ * §5.2.2). Kept in the database so that every process on one database shares them; every attempt
+ * is counted before it is checked ({@link take}).
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
@@ -25,25 +26,34 @@ export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
   signupsPerAddress: { max: 30, windowMs: 60 * 60 * 1000 },
 };
 
-/** Seconds until the bucket accepts hits again, or 0 when it is under its limit. */
-export async function retryAfter(db: Db, bucket: string, limit: Limit): Promise<number> {
-  const row = await db.selectFrom('auth_rate_limits').select(['hits', 'window_ends_at']).where('bucket', '=', bucket).executeTakeFirst();
-  if (!row || row.window_ends_at.getTime() <= Date.now() || row.hits < limit.max) return 0;
-  return Math.max(1, Math.ceil((row.window_ends_at.getTime() - Date.now()) / 1000));
-}
-
-/** Counts one hit (atomically; a window that has ended starts over). */
-export async function hit(db: Db, bucket: string, limit: Limit): Promise<void> {
+/**
+ * Counts one attempt in `bucket` first, in one atomic statement (a window that has ended starts
+ * over), and answers whether the attempt may go on: 0 when the count is within `limit`, otherwise
+ * the seconds until the window ends. Counting before the attempt is checked is what makes the limit
+ * hold when many attempts arrive at once, in one process or many: each one's count is decided by
+ * the row it updated, never by a read taken before another attempt's write (OWASP Authentication
+ * Cheat Sheet, "Login throttling"; docs/auth.md, "Throttles").
+ */
+export async function take(db: Db, bucket: string, limit: Limit): Promise<number> {
   const ends = new Date(Date.now() + limit.windowMs);
-  await sql`
+  const { rows } = await sql<{ hits: number; window_ends_at: Date }>`
     INSERT INTO auth_rate_limits (bucket, hits, window_ends_at) VALUES (${bucket}, 1, ${ends})
     ON CONFLICT (bucket) DO UPDATE SET
       hits = CASE WHEN auth_rate_limits.window_ends_at <= now() THEN 1 ELSE auth_rate_limits.hits + 1 END,
       window_ends_at = CASE WHEN auth_rate_limits.window_ends_at <= now() THEN excluded.window_ends_at ELSE auth_rate_limits.window_ends_at END
+    RETURNING hits, window_ends_at
   `.execute(db);
+  const row = rows[0]!;
+  if (row.hits <= limit.max) return 0;
+  return Math.max(1, Math.ceil((new Date(row.window_ends_at).getTime() - Date.now()) / 1000));
 }
 
-/** Forgets a bucket (a successful sign-in clears the account's failures). */
+/** Gives back one attempt counted by {@link take} (a sign-in that succeeded is not held against its address). */
+export async function refund(db: Db, bucket: string): Promise<void> {
+  await sql`UPDATE auth_rate_limits SET hits = GREATEST(hits - 1, 0) WHERE bucket = ${bucket}`.execute(db);
+}
+
+/** Forgets a bucket (a successful sign-in clears the account's count). */
 export async function clear(db: Db, bucket: string): Promise<void> {
   await db.deleteFrom('auth_rate_limits').where('bucket', '=', bucket).execute();
 }

@@ -28,7 +28,7 @@ import { issueAuthorizationCode } from '../authorize/issue-code.js';
 import { endLoginSession, resumeLoginSession, startLoginSession } from '../authorize/login-sessions.js';
 import { consentPage, errorPage, signInPage, signUpPage, type FieldErrors, type FormContext } from '../authorize/pages.js';
 import { SESSION_MAX_TTL_MS } from '../lifetimes.js';
-import { clear, hit, retryAfter, type LoginLimits } from '../rate-limit.js';
+import { clear, refund, take, type LoginLimits } from '../rate-limit.js';
 
 export interface AuthorizeRouteDeps {
   config: Config;
@@ -163,9 +163,11 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
     }
     const accountBucket = `signin:acct:${env}:${hashToken(email.toLowerCase())}`;
     const addressBucket = `signin:addr:${env}:${req.ip}`;
+    // Count the attempt first, then check the password: under any concurrency at most `max`
+    // attempts per window reach the password check (docs/auth.md, "Throttles").
     const wait = Math.max(
-      await retryAfter(db, accountBucket, deps.limits.failuresPerAccount),
-      await retryAfter(db, addressBucket, deps.limits.failuresPerAddress),
+      await take(db, accountBucket, deps.limits.failuresPerAccount),
+      await take(db, addressBucket, deps.limits.failuresPerAddress),
     );
     if (wait > 0) {
       reply.header('retry-after', String(wait));
@@ -180,12 +182,12 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
       .executeTakeFirst();
     const ok = await verifyPassword(user?.password_hash ?? (await dummy()), password);
     if (!user || !ok) {
-      await hit(db, accountBucket, deps.limits.failuresPerAccount);
-      await hit(db, addressBucket, deps.limits.failuresPerAddress);
       req.log.info({ event: 'signin_failed' }, 'sign-in failed');
       return sendPage(reply, 401, signInPage(c, { email, error: 'The e-mail address or password is incorrect.' }));
     }
+    // A success is not held against the account or the address: only failures stay counted.
     await clear(db, accountBucket);
+    await refund(db, addressBucket);
     const sessionId = await startLoginSession(db, env, user.id, p.r.anonymousSubject);
     reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: SESSION_MAX_TTL_MS / 1000 });
     return reply.redirect(consentUrl(p.handle), 303);
@@ -201,16 +203,15 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
     const confirm = str(body.password_confirm);
     const render = (status: number, fieldErrors: FieldErrors, error = 'Check the highlighted fields.'): FastifyReply =>
       sendPage(reply, status, signUpPage(c, { email, error, fieldErrors, minPasswordLength: MIN_PASSWORD_LENGTH }));
-    const addressBucket = `signup:addr:${env}:${req.ip}`;
-    const wait = await retryAfter(db, addressBucket, deps.limits.signupsPerAddress);
+    if (!email) return render(400, { email: 'Enter your e-mail address.' });
+    if (password.length < MIN_PASSWORD_LENGTH) return render(400, { password: `Use at least ${MIN_PASSWORD_LENGTH} characters.` });
+    if (confirm !== password) return render(400, { password_confirm: 'The passwords do not match.' });
+    // Count the sign-up first, then create the account (docs/auth.md, "Throttles").
+    const wait = await take(db, `signup:addr:${env}:${req.ip}`, deps.limits.signupsPerAddress);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
       return render(429, {}, 'Too many accounts were created from your network. Try again later.');
     }
-    if (!email) return render(400, { email: 'Enter your e-mail address.' });
-    if (password.length < MIN_PASSWORD_LENGTH) return render(400, { password: `Use at least ${MIN_PASSWORD_LENGTH} characters.` });
-    if (confirm !== password) return render(400, { password_confirm: 'The passwords do not match.' });
-    await hit(db, addressBucket, deps.limits.signupsPerAddress);
     let userId: string;
     try {
       userId = (await createUser(db, { env, email, password, role: 'patient' })).user_id;
