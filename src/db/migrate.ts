@@ -13,6 +13,7 @@ import * as m0007 from './migrations/0007_directory_perf.js';
 import * as m0008 from './migrations/0008_directory_search.js';
 import * as m0009 from './migrations/0009_availability_summaries.js';
 import * as m0010 from './migrations/0010_booking_context_versions.js';
+import * as m0011 from './migrations/0011_idempotency_withheld_answers.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_directory_search': m0008,
   '0009_availability_summaries': m0009,
   '0010_booking_context_versions': m0010,
+  '0011_idempotency_withheld_answers': m0011,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -3,8 +3,9 @@
  * request within 24 hours answers the first answer again (header `idempotent-replayed: true`); the
  * same key with another request is 409; a repeat while the first is still running is 409.
  *
- * Keys are stored per developer in `idempotency_keys`: machine-to-machine credentials of one developer
- * share a key space (they act for the developer), each user has their own. 5xx answers are not kept
+ * Keys are stored per developer in `idempotency_keys`, in one key space per credential (OAuth client),
+ * user and anonymous end user. Answers that carry a secret or a token (routes with
+ * `config.idempotency = 'withhold'`) are never kept: only their status is. 5xx answers are not kept
  * (the client may retry with the same key); every other answer is. A request abandoned mid-flight
  * (process crash) frees its key after `STALE_AFTER_MS`.
  *
@@ -33,11 +34,27 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaim?: Claim;
   }
+  interface FastifyContextConfig {
+    /**
+     * `withhold`: the route's answer carries a secret or a token. It is never stored: a repeat of a
+     * completed request with the same key is refused (409), never answered with the first answer.
+     */
+    idempotency?: 'withhold';
+  }
 }
 
-/** The key space of a principal within its developer. */
+/**
+ * The key space of a principal within its developer: each credential (OAuth client), user and
+ * anonymous end user has its own, so a repeat sent with another credential never receives the
+ * first one's answer (docs/decisions/0010-idempotency-never-keeps-secrets.md).
+ */
 function keySpace(p: Principal): string {
-  return p.kind === 'user' ? `user:${p.userId}` : p.kind === 'anonymous' ? `anonymous:${p.subject}` : 'client';
+  return p.kind === 'user' ? `user:${p.userId}` : p.kind === 'anonymous' ? `anonymous:${p.subject}` : `client:${p.clientId}`;
+}
+
+/** Whether the route's answers carry a secret or a token (never stored, never replayed). */
+function withheld(req: FastifyRequest): boolean {
+  return req.routeOptions.config?.idempotency === 'withhold';
 }
 
 function requestHash(req: FastifyRequest): string {
@@ -136,6 +153,9 @@ export function idempotencyPreHandler(db: Db): preHandlerHookHandler {
       if (existing.status_code === null) {
         throw conflict('a request with this Idempotency-Key is still in progress', 'Idempotency-Key');
       }
+      if (withheld(req)) {
+        throw conflict('this request was already made with this Idempotency-Key; its answer carried a secret and is not kept, so it cannot be repeated', 'Idempotency-Key');
+      }
       const body = existing.response_body as Record<string, unknown> | null;
       const replay = body && typeof body === 'object' && 'request_id' in body ? { ...body, request_id: String(req.id) } : body;
       reply.header('idempotent-replayed', 'true');
@@ -167,7 +187,7 @@ export function idempotencyOnSend(db: Db): onSendHookHandler {
       return payload;
     }
     let body: unknown = null;
-    if (typeof payload === 'string') {
+    if (typeof payload === 'string' && !withheld(req)) {
       try {
         body = JSON.parse(payload);
       } catch {

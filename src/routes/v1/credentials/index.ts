@@ -26,6 +26,8 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRouteDeps> = 
     '/v1/token/anonymous-user',
     {
       onRequest: app.guard({ scope: 'external.anonymous_token.write' }),
+      // The answer is a token: never kept for Idempotency-Key replays.
+      config: { idempotency: 'withhold' },
       schema: {
         tags: ['auth'],
         summary: 'Issue an anonymous token for one end user of your app',
@@ -49,6 +51,8 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRouteDeps> = 
     '/v1/credentials/rotate',
     {
       onRequest: app.guard({ scope: 'external.credential.rotate' }),
+      // The answer is a secret: never kept for Idempotency-Key replays.
+      config: { idempotency: 'withhold' },
       schema: {
         tags: ['auth'],
         summary: 'Rotate the secret of a machine-to-machine client',
