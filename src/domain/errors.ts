@@ -43,6 +43,13 @@ export const unauthorized = (message: string): ApiError =>
     'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, "'")}"`,
   });
 
+/**
+ * 401 for a request that carries no bearer token at all: `WWW-Authenticate: Bearer` with a realm and
+ * no error code (RFC 6750 §3.1: a request without authentication information gets none).
+ */
+export const authenticationRequired = (message: string): ApiError =>
+  new ApiError(401, 'invalid_request', [{ message }], { 'www-authenticate': 'Bearer realm="carebook"' });
+
 export const forbidden = (scope: string | undefined, message: string): ApiError =>
   new ApiError(403, 'invalid_request', [{ message }], {
     'www-authenticate': scope

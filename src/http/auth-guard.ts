@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fa
 import type { Principal, TokenVerifier } from '../domain/credentials/principal.js';
 import type { Scope } from '../domain/credentials/scopes.js';
 import { isDatabaseUnavailable } from './error-handler.js';
-import { forbidden, unauthorized } from './errors.js';
+import { authenticationRequired, forbidden, unauthorized } from './errors.js';
 import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -43,7 +43,10 @@ export function makeGuard(verifier: TokenVerifier, limiter?: RateLimiter) {
       const token = bearerToken(req);
       if (!token) {
         await limiter?.take(reply, `ip:${req.ip}`, await limiter.limitFor(undefined));
-        throw unauthorized('missing or malformed bearer token');
+        // No bearer credentials at all: a challenge without an error code (RFC 6750 §3.1); a Bearer
+        // header whose token is malformed is an invalid token.
+        if (!/^\s*bearer\b/i.test(req.headers.authorization ?? '')) throw authenticationRequired('missing bearer token');
+        throw unauthorized('malformed bearer token');
       }
       let principal: Principal;
       try {

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorBody, type ErrorType, type FieldError } from './errors.js';
+import { trackRouteMethods } from './method-not-allowed.js';
 import { requestFieldErrors } from './validation.js';
 
 export function sendError(
@@ -66,9 +67,15 @@ export function installErrorHandlers(app: FastifyInstance): void {
     return sendError(reply, 500, 'api_error', [{ message: 'internal error' }]);
   });
 
-  app.setNotFoundHandler((req, reply) =>
-    sendError(reply, 404, 'invalid_request', [{ message: `no route for ${req.method} ${req.url.split('?')[0]}` }]),
-  );
+  const methodsOf = trackRouteMethods(app);
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0]!;
+    const allowed = methodsOf(path);
+    if (allowed.length) {
+      return sendError(reply, 405, 'invalid_request', [{ message: `${req.method} is not supported here; use ${allowed.join(', ')}` }], { allow: allowed.join(', ') });
+    }
+    return sendError(reply, 404, 'invalid_request', [{ message: `no route for ${req.method} ${path}` }]);
+  });
 }
 
 /**

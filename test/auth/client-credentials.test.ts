@@ -96,15 +96,22 @@ describe('client credentials grant and the API guard', () => {
     expect(res.json().request_id).toBe(res.headers['x-request-id']);
   });
 
-  it('answers 401 invalid_token for a missing, malformed or tampered token', async () => {
+  it('answers 401 invalid_token for a malformed or tampered token, and a bare Bearer challenge without any token', async () => {
     const good = await clientToken(t, dev);
     const [h, p, s] = good.split('.');
     const claims = JSON.parse(Buffer.from(p!, 'base64url').toString());
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, dev: 'dv_other' })).toString('base64url')}.${s}`;
-    for (const headers of [{}, { authorization: 'Bearer' }, { authorization: 'Basic abc' }, bearer('not.a.jwt'), bearer(tampered)]) {
+    for (const headers of [{ authorization: 'Bearer' }, { authorization: 'Bearer a b' }, bearer('not.a.jwt'), bearer(tampered)]) {
       const res = await t.app.inject({ url: '/v1/_probe', headers });
       expect(res.statusCode).toBe(401);
       expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+      expect(res.json()).toMatchObject({ error_type: 'invalid_request', request_id: res.headers['x-request-id'] });
+    }
+    // Without any bearer credentials: no error code (RFC 6750 §3.1).
+    for (const headers of [{}, { authorization: 'Basic abc' }]) {
+      const res = await t.app.inject({ url: '/v1/_probe', headers });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="carebook"');
       expect(res.json()).toMatchObject({ error_type: 'invalid_request', request_id: res.headers['x-request-id'] });
     }
   });

@@ -56,7 +56,7 @@ export const schedulableEntityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> =
       // the schema's serializer takes. The page holds exactly the schema's fields (the domain builds
       // each entity with those keys only; test/directory/schedulable-entities.test.ts checks a page
       // against the schema), so the output is the same JSON.
-      reply.serializer(JSON.stringify);
+      reply.serializer(JSON.stringify).type('application/json; charset=utf-8');
       return {
         page,
         page_size,
