@@ -33,7 +33,7 @@ export interface Config {
   logLevel: string;
   /** `TRUST_PROXY`: whose `X-Forwarded-For` gives the client address (rate limits per address). */
   trustProxy: TrustProxy;
-  /** Allow webhook URLs on private/loopback addresses and plain HTTP in production (local testing only). */
+  /** Outbound requests may go to private/loopback addresses (and plain HTTP in production); see `allowPrivateTargets`. */
   allowPrivateWebhookTargets: boolean;
   /** Seconds to let in-flight requests finish on shutdown. */
   shutdownGraceSeconds: number;
@@ -84,6 +84,21 @@ export function parseTrustProxy(raw: string | undefined): TrustProxy {
   return list;
 }
 
+/**
+ * `ALLOW_PRIVATE_WEBHOOK_TARGETS`: whether outbound requests may go to loopback and private
+ * addresses (docs/decisions/0005-one-outbound-address-policy.md). `true` or `false` as the operator
+ * says; unset, only a sandbox that listens on a loopback address (a developer's own machine, which
+ * nobody else can reach) allows them, so the quickstart's local receiver works out of the box while
+ * a sandbox served to others never probes its own network.
+ */
+export function allowPrivateTargets(raw: string | undefined, appEnv: Env, host: string): boolean {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (raw !== undefined && raw !== '') throw new ConfigError(`ALLOW_PRIVATE_WEBHOOK_TARGETS must be true or false, got ${JSON.stringify(raw)}`);
+  const h = host.replace(/^\[|\]$/g, '');
+  return appEnv === 'sandbox' && (h === 'localhost' || h === '::1' || /^127\./.test(h));
+}
+
 /** Reads the configuration; throws `ConfigError` naming the variable on a bad value. */
 export function loadConfig(vars: Record<string, string | undefined>): Config {
   const port = int('PORT', vars.PORT, 8080, 0, 65535);
@@ -122,7 +137,7 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     redisUrl: vars.REDIS_URL || undefined,
     logLevel: vars.LOG_LEVEL || 'info',
     trustProxy: parseTrustProxy(vars.TRUST_PROXY),
-    allowPrivateWebhookTargets: vars.ALLOW_PRIVATE_WEBHOOK_TARGETS === 'true',
+    allowPrivateWebhookTargets: allowPrivateTargets(vars.ALLOW_PRIVATE_WEBHOOK_TARGETS, appEnv, host),
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', vars.SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
     webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', vars.WEBHOOK_RETRY_BASE_MS, 5000, 10, 3_600_000),
     workerPollMs: int('WORKER_POLL_MS', vars.WORKER_POLL_MS, 1000, 10, 60_000),

@@ -5,8 +5,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { checkAddress, checkUrl, TargetRefused, type TargetPolicy } from './target-policy.js';
+import { isIP, type LookupFunction } from 'node:net';
+import { checkAddress, checkUrl, isPrivateAddress, TargetRefused, type TargetPolicy } from './target-policy.js';
 
 export const WEBHOOK_TIMEOUT_MS = 5000;
 
@@ -20,9 +20,11 @@ export interface SendResult {
    * and sending again cannot succeed, so it is never retried.
    */
   refused: boolean;
+  /** True when the receiver was on a private or loopback address: what it answered is never reported to a caller. */
+  privateTarget: boolean;
 }
 
-function guardedLookup(policy: TargetPolicy): LookupFunction {
+function guardedLookup(policy: TargetPolicy, onPrivate: () => void): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
@@ -32,6 +34,7 @@ function guardedLookup(policy: TargetPolicy): LookupFunction {
       } catch (e) {
         return callback(e as NodeJS.ErrnoException, '', 0);
       }
+      if (list.some((a) => isPrivateAddress(a.address))) onPrivate();
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
@@ -41,13 +44,17 @@ function guardedLookup(policy: TargetPolicy): LookupFunction {
 /** POSTs `body` with `headers` to `url`; resolves (never rejects) with the outcome. */
 export function sendWebhook(url: string, body: string, headers: Record<string, string>, policy: TargetPolicy, timeoutMs = WEBHOOK_TIMEOUT_MS): Promise<SendResult> {
   const started = performance.now();
-  const done = (statusCode: number | null, error: string | null, refused = false): SendResult => ({ statusCode, error, refused, latencyMs: Math.round(performance.now() - started) });
+  let privateTarget = false;
+  const done = (statusCode: number | null, error: string | null, refused = false): SendResult => ({ statusCode, error, refused, privateTarget, latencyMs: Math.round(performance.now() - started) });
   let target: URL;
   try {
     target = checkUrl(url, policy);
   } catch (e) {
     return Promise.resolve(done(null, e instanceof TargetRefused ? e.message : 'invalid URL', true));
   }
+  // A literal address is connected to without a lookup: classify it here.
+  const literal = target.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(literal)) privateTarget = isPrivateAddress(literal);
   const mod = target.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     const req = mod.request(
@@ -55,7 +62,7 @@ export function sendWebhook(url: string, body: string, headers: Record<string, s
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Carebook-Webhooks/1', ...headers },
-        lookup: guardedLookup(policy),
+        lookup: guardedLookup(policy, () => (privateTarget = true)),
         timeout: timeoutMs,
       },
       (res) => {

@@ -356,7 +356,8 @@ describe(`OWASP API Security Top 10 (2023) (${engineName})`, () => {
       try {
         const res = await e.t.app.inject({ method: 'POST', url: '/v1/webhook/mock-request', headers: bearer(e.token), payload: { webhook_url: `http://127.0.0.1:${port}/hook`, webhook_key: randomBytes(32).toString('base64') } });
         expect(res.statusCode).toBe(200);
-        expect(res.headers['webhook-delivery-status']).toBe('302');
+        // A loopback receiver's answer is never reported back (the outbound policy).
+        expect(res.headers['webhook-delivery-status']).toBeUndefined();
         expect(hits).toBe(1);
       } finally {
         await new Promise((r) => server.close(r));
@@ -432,7 +433,7 @@ describe(`OWASP API Security Top 10 (2023) (${engineName})`, () => {
         expect(res.body).not.toContain('ap_evil');
         expect(res.headers['set-cookie']).toBeUndefined();
         expect(res.headers['x-evil']).toBeUndefined();
-        expect(res.headers['webhook-delivery-status']).toBe('200');
+        expect(res.headers['webhook-delivery-status']).toBeUndefined();
       } finally {
         await new Promise((r) => server.close(r));
       }

@@ -28,7 +28,7 @@ describe('carebook webhook set | deliveries | replay (through a running service)
       const eventId = uuid();
       await t.db.insertInto('outbox_events').values({ id: eventId, env: 'sandbox', developer_id: dev.developer_id, appointment_id: uuid(), update_type: 'updated', changed_attributes: JSON.stringify([{ attribute_path: 'appointment.status' }]) }).execute();
       const { createWebhookWorker } = await import('../../src/webhooks/worker.js');
-      await createWebhookWorker(t.db, { env: 'sandbox', allowPrivateTargets: false }).runOnce();
+      await createWebhookWorker(t.db, { env: 'sandbox', allowPrivateTargets: true }).runOnce();
       const listed = JSON.parse((await cli('deliveries', '--developer', dev.developer_id, '--json')).stdout);
       expect(listed[0]).toMatchObject({ event_id: eventId, status_code: 200, attempt: 1 });
       const replayed = await cli('replay', '--developer', dev.developer_id, '--since', '2020-01-01T00:00:00Z');

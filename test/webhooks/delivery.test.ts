@@ -28,7 +28,7 @@ describe('webhook delivery from the outbox', () => {
   }
   const status = async (id: string) => (await t.db.selectFrom('outbox_events').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
   const worker = (extra: Partial<Parameters<typeof createWebhookWorker>[1]> = {}) =>
-    createWebhookWorker(t.db, { env: 'sandbox', allowPrivateTargets: false, baseDelayMs: 20, maxDelayMs: 100, pollMs: 10, ...extra });
+    createWebhookWorker(t.db, { env: 'sandbox', allowPrivateTargets: true, baseDelayMs: 20, maxDelayMs: 100, pollMs: 10, ...extra });
   async function until(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
     const end = Date.now() + ms;
     while (!(await cond())) {
@@ -41,7 +41,7 @@ describe('webhook delivery from the outbox', () => {
     const k = key();
     const rx = await startReceiver([k]);
     try {
-      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: k, allowPrivateTargets: false });
+      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: k, allowPrivateTargets: true });
       const id = await event({ update_type: 'cancelled' });
       expect(await worker().runOnce()).toBe(1);
       expect(rx.received).toHaveLength(1);
@@ -67,7 +67,7 @@ describe('webhook delivery from the outbox', () => {
     const rx = await startReceiver([k]);
     rx.plan = [500, 429, 408, 503];
     try {
-      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: k, allowPrivateTargets: false });
+      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: k, allowPrivateTargets: true });
       const id = await event();
       const w = worker();
       w.start();
@@ -90,7 +90,7 @@ describe('webhook delivery from the outbox', () => {
     // A developer of its own: the replay test below re-sends all of `dev`'s events of the last two days.
     const busy = await newDeveloper(t);
     try {
-      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: busy.developer_id, url: rx.url, key: k, allowPrivateTargets: false });
+      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: busy.developer_id, url: rx.url, key: k, allowPrivateTargets: true });
       const ids: string[] = [];
       for (let i = 0; i < BATCH * 3 + 5; i++) ids.push(await event({ developer_id: busy.developer_id }));
       // A poll interval far longer than the test: without the immediate follow-up only one batch would go.
@@ -118,7 +118,7 @@ describe('webhook delivery from the outbox', () => {
   it('survives a receiver that is down for a while and a worker restart mid-retry: the event arrives', async () => {
     const k = key();
     const port = testPort();
-    await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: `http://127.0.0.1:${port}/hook`, key: k, allowPrivateTargets: false });
+    await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: `http://127.0.0.1:${port}/hook`, key: k, allowPrivateTargets: true });
     const id = await event();
     const first = worker();
     await first.runOnce();
@@ -144,7 +144,7 @@ describe('webhook delivery from the outbox', () => {
     const k = key();
     const rx = await startReceiver([k]);
     try {
-      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: k, allowPrivateTargets: false });
+      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: k, allowPrivateTargets: true });
       const old = await event({ occurred_at: new Date(Date.now() - 48 * 3600_000 + 5) });
       rx.plan = [503];
       await worker().runOnce();
@@ -169,8 +169,8 @@ describe('webhook delivery from the outbox', () => {
     const newKey = key();
     const rx = await startReceiver([oldKey, newKey]);
     try {
-      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: oldKey, allowPrivateTargets: false });
-      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: newKey, allowPrivateTargets: false });
+      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: oldKey, allowPrivateTargets: true });
+      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: newKey, allowPrivateTargets: true });
       await event();
       await worker().runOnce();
       const got = rx.received.at(-1)!;
@@ -189,7 +189,7 @@ describe('webhook delivery from the outbox', () => {
     const k = key();
     const rx = await startReceiver([k]);
     try {
-      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: k, allowPrivateTargets: false });
+      await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: k, allowPrivateTargets: true });
       const ids = await Promise.all(Array.from({ length: 12 }, () => event()));
       const before = rx.received.length;
       await Promise.all([worker().runOnce(), worker().runOnce(), worker().runOnce()]);

@@ -20,7 +20,7 @@ describe('webhooks end to end: only changes the developer did not make, delivere
   it('does not send the developer its own booking, sends the operator move, and delivers it after a restart mid-retry', async () => {
     const key = randomBytes(32).toString('base64');
     const rxPort = testPort();
-    await setWebhookEndpoint(e.t.db, { env: 'sandbox', developerId: e.dev.developer_id, url: `http://127.0.0.1:${rxPort}/hook`, key, allowPrivateTargets: false });
+    await setWebhookEndpoint(e.t.db, { env: 'sandbox', developerId: e.dev.developer_id, url: `http://127.0.0.1:${rxPort}/hook`, key, allowPrivateTargets: true });
     const free = await slots(e, PL.manual, { start: nyDate(2), end: nyDate(2) });
     const booked = await book(e, PL.manual, free[0]!.start_time);
     expect(booked.statusCode).toBe(200);

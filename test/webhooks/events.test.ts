@@ -26,7 +26,7 @@ describe('webhook events: attributes, receivers and records', () => {
   });
   afterAll(async () => e.close());
 
-  const worker = () => createWebhookWorker(e.t.db, { env: 'sandbox', allowPrivateTargets: false, baseDelayMs: 20, maxDelayMs: 100 });
+  const worker = () => createWebhookWorker(e.t.db, { env: 'sandbox', allowPrivateTargets: true, baseDelayMs: 20, maxDelayMs: 100 });
   const row = (id: string) => e.t.db.selectFrom('outbox_events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   async function pendingEvent(changed: unknown[]): Promise<string> {
     const id = uuid();
@@ -57,7 +57,7 @@ describe('webhook events: attributes, receivers and records', () => {
     const k = key();
     const rx = await startReceiver([k]);
     try {
-      await setWebhookEndpoint(e.t.db, { env: 'sandbox', developerId: e.dev.developer_id, url: rx.url, key: k, allowPrivateTargets: false });
+      await setWebhookEndpoint(e.t.db, { env: 'sandbox', developerId: e.dev.developer_id, url: rx.url, key: k, allowPrivateTargets: true });
       const replay = await e.t.app.inject({ method: 'POST', url: '/admin/v1/webhook-replays', headers: admin, payload: { developer_id: e.dev.developer_id, since: '2020-01-01T00:00:00Z' } });
       expect(replay.statusCode).toBe(202);
       expect(replay.json()).toEqual({ replayed: 1 });
@@ -73,7 +73,7 @@ describe('webhook events: attributes, receivers and records', () => {
     const k = key();
     const rx = await startReceiver([k]);
     try {
-      await setWebhookEndpoint(e.t.db, { env: 'sandbox', developerId: e.dev.developer_id, url: rx.url, key: k, allowPrivateTargets: false });
+      await setWebhookEndpoint(e.t.db, { env: 'sandbox', developerId: e.dev.developer_id, url: rx.url, key: k, allowPrivateTargets: true });
       const changed = [{ attribute_path: 'patient.uploaded_attachments', attachment_type: 'community_care_packet' }];
       const id = await pendingEvent(changed);
       await worker().runOnce();

@@ -33,14 +33,14 @@ describe('webhook key rotation and refused targets', () => {
       .execute();
     return id;
   }
-  const worker = (now: Date) => createWebhookWorker(t.db, { env: 'sandbox', allowPrivateTargets: false, now: () => now });
+  const worker = (now: Date) => createWebhookWorker(t.db, { env: 'sandbox', allowPrivateTargets: true, now: () => now });
 
   it('keeps both signatures for 24 h after the key changed, even when the same key is set again with a new URL', async () => {
     const [oldKey, newKey] = [key(), key()];
     const [rx1, rx2] = [await startReceiver([oldKey, newKey]), await startReceiver([oldKey, newKey])];
     const t0 = Date.now();
     const set = (url: string, k: string, at: number) =>
-      setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url, key: k, allowPrivateTargets: false, now: new Date(at) });
+      setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url, key: k, allowPrivateTargets: true, now: new Date(at) });
     try {
       await set(rx1.url, oldKey, t0 - 48 * HOUR);
       await set(rx1.url, newKey, t0); // the key changes here
@@ -78,7 +78,7 @@ describe('webhook key rotation and refused targets', () => {
     } finally {
       await rx.close();
     }
-    const down = await sendWebhook(`http://127.0.0.1:${testPort()}/hook`, '{}', {}, policyFor('sandbox', false));
+    const down = await sendWebhook(`http://127.0.0.1:${testPort()}/hook`, '{}', {}, policyFor('sandbox', true));
     expect(down).toMatchObject({ statusCode: null, refused: false });
     expect(isRetryable(down)).toBe(true);
   });

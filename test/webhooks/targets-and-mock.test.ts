@@ -26,16 +26,16 @@ describe('webhook targets: what production and the sandbox may reach', () => {
     expect(classifyAddress('8.8.8.8')).toBe('public');
   });
 
-  it('production refuses plain http, loopback and private literals; the sandbox refuses only link-local', () => {
+  it('production refuses plain http, loopback and private literals; where private targets are allowed only link-local and the like are refused', () => {
     const prod = policyFor('production', false);
     expect(() => checkUrl('http://hooks.example.org/x', prod)).toThrow(/https/);
     expect(() => checkUrl('https://127.0.0.1/x', prod)).toThrow(/private/);
     expect(() => checkUrl('https://[::1]/x', prod)).toThrow(/private/);
     expect(() => checkUrl('https://user:pw@hooks.example.org/x', prod)).toThrow(/credentials/);
     expect(checkUrl('https://hooks.example.org/x', prod).hostname).toBe('hooks.example.org');
-    const sandbox = policyFor('sandbox', false);
+    const sandbox = policyFor('sandbox', true);
     expect(checkUrl('http://127.0.0.1:9/x', sandbox).port).toBe('9');
-    expect(() => checkUrl('http://169.254.169.254/latest/meta-data', sandbox)).toThrow(/not allowed/);
+    expect(() => checkUrl('http://169.254.169.254/latest/meta-data', sandbox)).toThrow(/never allowed/);
     expect(checkUrl('http://127.0.0.1/x', policyFor('production', true)).hostname).toBe('127.0.0.1');
   });
 
@@ -46,7 +46,7 @@ describe('webhook targets: what production and the sandbox may reach', () => {
     await new Promise<void>((r) => silent.listen(port, '127.0.0.1', r));
     try {
       const started = Date.now();
-      const res = await sendWebhook(`http://127.0.0.1:${port}/hook`, '{}', {}, policyFor('sandbox', false), 300);
+      const res = await sendWebhook(`http://127.0.0.1:${port}/hook`, '{}', {}, policyFor('sandbox', true), 300);
       expect(res.statusCode).toBeNull();
       expect(res.error).toMatch(/timed out/);
       expect(Date.now() - started).toBeLessThan(3000);
@@ -64,7 +64,7 @@ describe('webhook targets: what production and the sandbox may reach', () => {
       expect(res.statusCode).toBeNull();
       expect(res.error).toMatch(/not allowed/);
       expect(rx.received).toHaveLength(0);
-      const ok = await sendWebhook(`http://localhost:${rx.port}/hook`, '{}', {}, policyFor('sandbox', false));
+      const ok = await sendWebhook(`http://localhost:${rx.port}/hook`, '{}', {}, policyFor('sandbox', true));
       expect(ok.statusCode).toBe(200);
     } finally {
       await rx.close();
@@ -94,7 +94,8 @@ describe('POST /v1/webhook/mock-request (sandbox) and the admin webhook API', ()
   it('sends one signed example and returns exactly the body it sent, without request_id', async () => {
     const res = await mock({ webhook_url: rx.url, webhook_key: k, appointment_update_type: 'cancelled' });
     expect(res.statusCode).toBe(200);
-    expect(res.headers['webhook-delivery-status']).toBe('200');
+    // The receiver is on loopback: what it answered is not reported (test/webhooks/outbound-policy.test.ts).
+    expect(res.headers['webhook-delivery-status']).toBeUndefined();
     const body = res.json();
     expect(body.request_id).toBeUndefined();
     expect(body).toMatchObject({ event_type: 'appointment_updated', data: { data_type: 'appointment_data', appointment_data: { appointment_update_type: 'cancelled' } } });

@@ -66,7 +66,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
         policy,
       );
       if (result.refused) throw badRequest('webhook_url', result.error ?? 'is not allowed');
-      reply.header('webhook-delivery-status', result.statusCode === null ? 'error' : String(result.statusCode));
+      // The receiver's status is reported for public receivers only: what an address inside a
+      // network answered is never passed on (docs/webhooks.md, "Where webhooks may go").
+      if (!result.privateTarget) reply.header('webhook-delivery-status', result.statusCode === null ? 'error' : String(result.statusCode));
       // The string itself, not a re-serialised object: the answer is exactly the bytes sent and signed.
       // (Fastify sends a string with a JSON content type unchanged; the schema above documents its shape.)
       return reply.type('application/json; charset=utf-8').send(raw as never);
