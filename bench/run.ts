@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   await migrateToLatest(h.db);
   const port = 23000 + (process.pid % 1000);
   // The per-credential rate limit would cap every scenario at 20 req/s: benchmarks measure the service, not the limiter.
-  const config = loadConfig({ PORT: String(port), LOG_LEVEL: 'silent', ADMIN_TOKEN: 'bench-admin', RATE_LIMIT_PER_MINUTE: '10000000' });
+  const config = loadConfig({ PORT: String(port), LOG_LEVEL: 'silent', ADMIN_TOKEN: 'bench-admin', RATE_LIMIT_PER_MINUTE: '10000000', KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
   const creds = await createDeveloper(h.db, { env: 'sandbox', name: 'bench' });
   const app = await buildApp({ config, db: h.db });
   await app.listen({ port, host: '127.0.0.1' });

@@ -19,6 +19,7 @@ import pino from 'pino';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { loggerOptions } from './http/logger.js';
+import { withKeyEncryption } from './auth/key-encryption.js';
 import { prepareDatabase } from './server.js';
 
 const MAX_RESTARTS = 5;
@@ -33,7 +34,10 @@ export interface ClusterOptions {
  * command line; `cluster.isWorker` tells `serve` to start the service), supervises them and handles
  * the shutdown signals. Resolves once every worker is listening.
  */
-export async function startClusterPrimary(config: Config, opts: ClusterOptions): Promise<void> {
+export async function startClusterPrimary(given: Config, opts: ClusterOptions): Promise<void> {
+  // The key-encryption key is resolved (generated into DATA_DIR, where that is the default) once,
+  // here, before the API processes start and read it.
+  const config = await withKeyEncryption(given);
   const logger = pino(loggerOptions(config.logLevel));
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, poolSize: 1 });
   try {

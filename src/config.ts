@@ -2,6 +2,7 @@
  * Service configuration from environment variables (contracts.md §1). Parsed once at start and passed
  * down explicitly; nothing reads `process.env` elsewhere.
  */
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Env } from './db/schema.js';
 
@@ -41,6 +42,14 @@ export interface Config {
   webhookRetryBaseMs: number;
   /** How often background workers look for due work, in ms. */
   workerPollMs: number;
+  /**
+   * `KEY_ENCRYPTION_KEY` or the contents of `KEY_ENCRYPTION_KEY_FILE`: 32 bytes that seal the
+   * token-signing keys at rest; unset, a starting service uses `${DATA_DIR}/key-encryption-key`
+   * (src/auth/key-encryption.ts).
+   */
+  keyEncryptionKey: Buffer | undefined;
+  /** `KEY_ENCRYPTION_KEY_PREVIOUS`: during a KEK rotation, the old KEK, which still opens keys sealed under it. */
+  keyEncryptionKeyPrevious: Buffer | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +108,27 @@ export function allowPrivateTargets(raw: string | undefined, appEnv: Env, host: 
   return appEnv === 'sandbox' && (h === 'localhost' || h === '::1' || /^127\./.test(h));
 }
 
+/** A key-encryption key in base64: 32 bytes. */
+function kek(name: string, raw: string): Buffer {
+  const key = Buffer.from(raw.trim(), 'base64');
+  if (key.length !== 32) throw new ConfigError(`${name} must be 32 random bytes in base64 (e.g. openssl rand -base64 32)`);
+  return key;
+}
+
+/** `KEY_ENCRYPTION_KEY`, or the contents of the file `KEY_ENCRYPTION_KEY_FILE` names (not both). */
+function keyEncryptionKey(vars: Record<string, string | undefined>): Buffer | undefined {
+  if (vars.KEY_ENCRYPTION_KEY && vars.KEY_ENCRYPTION_KEY_FILE) throw new ConfigError('set KEY_ENCRYPTION_KEY or KEY_ENCRYPTION_KEY_FILE, not both');
+  if (vars.KEY_ENCRYPTION_KEY) return kek('KEY_ENCRYPTION_KEY', vars.KEY_ENCRYPTION_KEY);
+  if (!vars.KEY_ENCRYPTION_KEY_FILE) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(vars.KEY_ENCRYPTION_KEY_FILE, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`KEY_ENCRYPTION_KEY_FILE could not be read: ${(e as Error).message}`);
+  }
+  return kek('KEY_ENCRYPTION_KEY_FILE', text);
+}
+
 /** Reads the configuration; throws `ConfigError` naming the variable on a bad value. */
 export function loadConfig(vars: Record<string, string | undefined>): Config {
   const port = int('PORT', vars.PORT, 8080, 0, 65535);
@@ -141,5 +171,7 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', vars.SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
     webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', vars.WEBHOOK_RETRY_BASE_MS, 5000, 10, 3_600_000),
     workerPollMs: int('WORKER_POLL_MS', vars.WORKER_POLL_MS, 1000, 10, 60_000),
+    keyEncryptionKey: keyEncryptionKey(vars),
+    keyEncryptionKeyPrevious: vars.KEY_ENCRYPTION_KEY_PREVIOUS ? kek('KEY_ENCRYPTION_KEY_PREVIOUS', vars.KEY_ENCRYPTION_KEY_PREVIOUS) : undefined,
   };
 }

@@ -6,6 +6,8 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { keyEncryptionOf, withKeyEncryption } from './auth/key-encryption.js';
+import { KeyStore } from './auth/signing-keys.js';
 import { bootstrapSandbox } from './domain/demo/bootstrap.js';
 import { buildApp } from './http/app.js';
 import { loggerOptions } from './http/logger.js';
@@ -26,7 +28,8 @@ export interface ServiceOptions {
   announce?: boolean;
 }
 
-export async function startService(config: Config, opts: ServiceOptions = {}): Promise<RunningService> {
+export async function startService(given: Config, opts: ServiceOptions = {}): Promise<RunningService> {
+  const config = await withKeyEncryption(given);
   const logger = pino(loggerOptions(opts.quiet ? 'silent' : config.logLevel));
   const handle =
     opts.handle ??
@@ -88,6 +91,12 @@ export async function startWorkerProcess(config: Config, opts: { handle?: Databa
 export async function prepareDatabase(db: DatabaseHandle['db'], config: Config, logger: Logger, announce: boolean): Promise<void> {
   const applied = await migrateToLatest(db);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  // Signing keys: any still stored in clear are sealed now, and the current one must open with the
+  // configured key-encryption key. A database copied without that key refuses to start here.
+  const keys = new KeyStore(db, config.appEnv, keyEncryptionOf(config));
+  const sealed = await keys.sealClearKeys();
+  if (sealed) logger.info({ sealed }, 'signing keys stored in clear were encrypted at rest');
+  await keys.signingKey();
   if (config.appEnv !== 'sandbox') return;
   const boot = await bootstrapSandbox(db, { dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl });
   if (!announce || !boot.credentials) return;

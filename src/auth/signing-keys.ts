@@ -1,13 +1,16 @@
 /**
  * Access-token signing keys (issue #3 §3): ES256 key pairs kept in the database, generated on first
  * use and rotatable. The newest unretired key signs; every unretired key (and keys retired less than
- * a token lifetime ago) verifies and is published in the JWKS.
+ * a token lifetime ago) verifies and is published in the JWKS. Private keys are stored sealed under
+ * the operator's key-encryption key (src/auth/key-encryption.ts); a key an older version stored in
+ * clear is sealed at the first load.
  */
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Env } from '../db/schema.js';
 import { prefixedId } from '../lib/ids.js';
+import { isSealed, KeyEncryptionError, openJwk, sealJwk, signingKeyAad, type KeyEncryption } from './key-encryption.js';
 
 export const SIGNING_ALG = 'ES256';
 /** How long a process keeps signing with the key it loaded before looking for a newer one. */
@@ -32,7 +35,21 @@ export class KeyStore {
   #jwks: { keys: JWK[]; loadedAt: number } | undefined;
   #reloading: Promise<void> | undefined;
 
-  constructor(private readonly db: Db, private readonly env: Env) {}
+  /**
+   * `keys` seal and open private keys; without them the store still serves the public JWKS (token
+   * verification) but cannot sign.
+   */
+  constructor(private readonly db: Db, private readonly env: Env, private readonly keys?: KeyEncryption) {}
+
+  #kek(): KeyEncryption {
+    if (!this.keys) throw new KeyEncryptionError('no key-encryption key is configured: this process cannot sign tokens (set KEY_ENCRYPTION_KEY)');
+    return this.keys;
+  }
+
+  /** The row identity a sealed key is bound to. */
+  #aad(kid: string): string {
+    return signingKeyAad(this.env, kid);
+  }
 
   /**
    * The key that signs new tokens; generated and stored on first use. Re-read from the database
@@ -70,14 +87,64 @@ export class KeyStore {
       .orderBy('created_at', 'desc')
       .executeTakeFirst();
     if (!row) return undefined;
-    return { kid: row.kid, privateKey: (await importJWK(row.private_jwk as JWK, SIGNING_ALG)) as CryptoKey };
+    let jwk: JWK;
+    if (isSealed(row.private_jwk)) {
+      jwk = openJwk(row.private_jwk, this.#kek(), this.#aad(row.kid));
+    } else {
+      // Stored in clear by an older version: seal every such key of this environment now.
+      jwk = row.private_jwk as JWK;
+      await this.sealClearKeys(db);
+    }
+    return { kid: row.kid, privateKey: (await importJWK(jwk, SIGNING_ALG)) as CryptoKey };
+  }
+
+  /**
+   * Seals every private key of this environment still stored in clear (by a version before keys
+   * were encrypted at rest); returns how many. Idempotent: sealed rows are left alone.
+   */
+  async sealClearKeys(db: Db = this.db): Promise<number> {
+    const kek = this.#kek();
+    const rows = await db.selectFrom('signing_keys').select(['kid', 'private_jwk']).where('env', '=', this.env).execute();
+    let sealed = 0;
+    for (const row of rows) {
+      if (isSealed(row.private_jwk)) continue;
+      const value = sealJwk(row.private_jwk as JWK, kek.current, this.#aad(row.kid));
+      const done = await db
+        .updateTable('signing_keys')
+        .set({ private_jwk: value })
+        .where('kid', '=', row.kid)
+        .where(sql<boolean>`private_jwk->>'sealed' IS NULL`)
+        .executeTakeFirst();
+      sealed += Number(done.numUpdatedRows);
+    }
+    return sealed;
+  }
+
+  /**
+   * Re-seals every private key of this environment under the current KEK (a KEK rotation:
+   * `carebook keys rewrap`, with the old KEK as KEY_ENCRYPTION_KEY_PREVIOUS), in one transaction;
+   * returns how many keys it re-sealed.
+   */
+  async rewrap(): Promise<number> {
+    const kek = this.#kek();
+    return this.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}`}))`.execute(trx);
+      const rows = await trx.selectFrom('signing_keys').select(['kid', 'private_jwk']).where('env', '=', this.env).forUpdate().execute();
+      for (const row of rows) {
+        const jwk = isSealed(row.private_jwk) ? openJwk(row.private_jwk, kek, this.#aad(row.kid)) : (row.private_jwk as JWK);
+        const value = sealJwk(jwk, kek.current, this.#aad(row.kid));
+        await trx.updateTable('signing_keys').set({ private_jwk: value }).where('kid', '=', row.kid).execute();
+      }
+      this.#signing = undefined;
+      return rows.length;
+    });
   }
 
   async #insertNewKey(trx: Db): Promise<SigningKey> {
     const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
     const kid = prefixedId('key', 8);
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
-    const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
+    const privateJwk = sealJwk({ ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG }, this.#kek().current, this.#aad(kid));
     await trx.updateTable('signing_keys').set({ retired_at: new Date() }).where('env', '=', this.env).where('retired_at', 'is', null).execute();
     await trx.insertInto('signing_keys').values({ kid, env: this.env, alg: SIGNING_ALG, private_jwk: privateJwk, public_jwk: publicJwk }).execute();
     return { kid, privateKey };

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { TokenVerifier } from '../domain/credentials/principal.js';
 import { authServer } from '../auth/index.js';
+import { keyEncryptionOf } from '../auth/key-encryption.js';
 import { KeyStore } from '../auth/signing-keys.js';
 import { authServerIsLocal, createTokenVerifier } from '../auth/token-verifier.js';
 import { adminRoutes } from '../routes/admin/index.js';
@@ -112,7 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installOpenApi(app, config);
   healthRoutes(app, db, registry);
 
-  const keys = new KeyStore(db, config.appEnv);
+  const keys = new KeyStore(db, config.appEnv, keyEncryptionOf(config));
   const limiter = createRateLimiter({ db, defaultPerMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
   app.addHook('onClose', async () => limiter.close());
   if (authServerIsLocal(config)) {

@@ -9,7 +9,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { createUser } from '../../src/domain/users/create-user.js';
 import { buildApp } from '../../src/http/app.js';
-import { newDeveloper, testApp, testPort, type TestApp } from '../helpers/app.js';
+import { newDeveloper, TEST_KEY_ENCRYPTION_KEY, testApp, testPort, type TestApp } from '../helpers/app.js';
 import { hiddenField } from '../helpers/auth.js';
 import { testDatabaseUrl } from '../helpers/db.js';
 
@@ -30,7 +30,7 @@ describe('sign-in throttles under concurrent attempts', () => {
     const schema = (t.handle as { schema?: string }).schema;
     if (testDatabaseUrl && schema) handle = await openDatabase({ databaseUrl: testDatabaseUrl, schema, poolSize: 10 });
     const port = testPort();
-    const config = loadConfig({ PORT: String(port), LOG_LEVEL: 'silent' });
+    const config = loadConfig({ PORT: String(port), LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY });
     const app = await buildApp({ config, db: (handle ?? t.handle).db });
     await app.listen({ port, host: '127.0.0.1' });
     bases.push(`http://127.0.0.1:${port}`);

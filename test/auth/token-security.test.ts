@@ -6,12 +6,13 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader, exportSPKI, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { FastifyInstance } from 'fastify';
+import { keyEncryptionOf as kekOf, openJwk, signingKeyAad, type SealedJwk } from '../../src/auth/key-encryption.js';
 import { loadConfig } from '../../src/config.js';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { createDeveloper } from '../../src/domain/developers/create-developer.js';
 import { buildApp } from '../../src/http/app.js';
 import { principalOf } from '../../src/http/auth-guard.js';
-import { newDeveloper, testApp, testPort, type TestApp } from '../helpers/app.js';
+import { newDeveloper, TEST_KEY_ENCRYPTION_KEY, testApp, testPort, type TestApp } from '../helpers/app.js';
 import { anonymousToken, bearer, clientToken, userTokenResponse } from '../helpers/auth.js';
 
 function probe(app: FastifyInstance): void {
@@ -34,7 +35,7 @@ describe('API token checks', () => {
     good = await clientToken(t, dev);
     kid = decodeProtectedHeader(good).kid!;
     const row = await t.db.selectFrom('signing_keys').select(['private_jwk', 'public_jwk']).where('kid', '=', kid).executeTakeFirstOrThrow();
-    privateKey = (await importJWK(row.private_jwk as JWK, 'ES256')) as CryptoKey;
+    privateKey = (await importJWK(openJwk(row.private_jwk as SealedJwk, kekOf(t.config)!, signingKeyAad('sandbox', kid)), 'ES256')) as CryptoKey;
     publicJwk = row.public_jwk as JWK;
   });
   afterAll(async () => t.close());
@@ -128,7 +129,7 @@ describe('API token checks', () => {
   it('keeps verifying tokens of a rotated key; new tokens use the new key, and the JWKS lists both', async () => {
     const before = await clientToken(t, dev);
     const { KeyStore } = await import('../../src/auth/signing-keys.js');
-    const rotated = await new KeyStore(t.db, t.config.appEnv).rotate(); // as `carebook keys rotate` does, from another process
+    const rotated = await new KeyStore(t.db, t.config.appEnv, kekOf(t.config)).rotate(); // as `carebook keys rotate` does, from another process
     // The running app picks the new key up within a minute; a fresh app at once.
     const app2 = await buildApp({ config: t.config, db: t.db });
     const after = (await app2.inject({
@@ -163,7 +164,7 @@ describe("another environment's tokens", () => {
   let production: FastifyInstance;
   let prodDev: NewDeveloper;
   let sandboxDev: NewDeveloper;
-  const prodConfig = () => loadConfig({ PORT: String(testPort()), APP_ENV: 'production', LOG_LEVEL: 'silent' });
+  const prodConfig = () => loadConfig({ PORT: String(testPort()), APP_ENV: 'production', LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY });
   let config: ReturnType<typeof prodConfig>;
 
   beforeAll(async () => {
@@ -206,7 +207,7 @@ describe("another environment's tokens", () => {
     const { kid } = decodeProtectedHeader(s);
     const row = await sandbox.db.selectFrom('signing_keys').select(['private_jwk', 'env']).where('kid', '=', kid!).executeTakeFirstOrThrow();
     expect(row.env).toBe('sandbox');
-    const key = (await importJWK(row.private_jwk as JWK, 'ES256')) as CryptoKey;
+    const key = (await importJWK(openJwk(row.private_jwk as SealedJwk, kekOf(sandbox.config)!, signingKeyAad('sandbox', kid!)), 'ES256')) as CryptoKey;
     const forged = await new SignJWT({ ...decodeJwt(s), aud: config.audience, iss: config.authUrl, env: 'production' })
       .setProtectedHeader({ alg: 'ES256', kid: kid!, typ: 'at+jwt' })
       .sign(key);
@@ -214,7 +215,7 @@ describe("another environment's tokens", () => {
     // …and the same with production's key against the sandbox.
     const p = await prodToken();
     const prow = await sandbox.db.selectFrom('signing_keys').select('private_jwk').where('kid', '=', decodeProtectedHeader(p).kid!).executeTakeFirstOrThrow();
-    const pkey = (await importJWK(prow.private_jwk as JWK, 'ES256')) as CryptoKey;
+    const pkey = (await importJWK(openJwk(prow.private_jwk as SealedJwk, kekOf(sandbox.config)!, signingKeyAad('production', decodeProtectedHeader(p).kid!)), 'ES256')) as CryptoKey;
     const forged2 = await new SignJWT({ ...decodeJwt(p), aud: sandbox.config.audience, iss: sandbox.config.authUrl, env: 'sandbox' })
       .setProtectedHeader({ alg: 'ES256', kid: decodeProtectedHeader(p).kid!, typ: 'at+jwt' })
       .sign(pkey);

@@ -7,7 +7,7 @@ import type { DatabaseHandle } from '../../src/db/database.js';
 import { buildApp } from '../../src/http/app.js';
 import { loggerOptions } from '../../src/http/logger.js';
 import { freshDatabase } from '../helpers/db.js';
-import { testPort } from '../helpers/app.js';
+import { TEST_KEY_ENCRYPTION_KEY, testPort } from '../helpers/app.js';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { sql } from 'kysely';
@@ -21,7 +21,7 @@ describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
   beforeAll(async () => {
     h = await freshDatabase();
     const sink = new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } });
-    const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'admin-secret' });
+    const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'admin-secret', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY });
     app = await buildApp({ config, db: h.db, logger: pino(loggerOptions('info'), sink) });
     app.get('/v1/_boom', async () => {
       throw new Error('boom for patient Jane Roe');

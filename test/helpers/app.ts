@@ -19,6 +19,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** The key-encryption key of test apps (the signing keys are sealed under it, as in a real service). */
+export const TEST_KEY_ENCRYPTION_KEY = Buffer.alloc(32, 0x5a).toString('base64');
+
 let nextPort = 20000 + (process.pid % 400) * 25;
 
 /** A free-ish port below the ephemeral range, distinct per worker process. */
@@ -30,7 +33,7 @@ export function testPort(): number {
 export async function testApp(env: Record<string, string> = {}, deps: Pick<AppDeps, 'insuranceMappingJob'> = {}): Promise<TestApp> {
   const handle = await freshDatabase();
   const port = testPort();
-  const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token', LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, ...env });
   const app = await buildApp({ config, db: handle.db, ...deps });
   let listening = false;
   return {

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { startService } from '../../src/server.js';
 import { setWebhookEndpoint } from '../../src/webhooks/endpoints.js';
 import { book, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from '../appointments/fixtures.js';
-import { testPort } from '../helpers/app.js';
+import { TEST_KEY_ENCRYPTION_KEY, testPort } from '../helpers/app.js';
 import { startReceiver } from './receiver.js';
 
 const admin = { authorization: 'Bearer test-admin-token' };
@@ -33,7 +33,7 @@ describe('webhooks end to end: only changes the developer did not make, delivere
     const eventId = events[1]!.id;
 
     // First service run: the receiver is down, the attempt fails and is scheduled again.
-    const config = loadConfig({ PORT: String(testPort()), LOG_LEVEL: 'silent', WEBHOOK_RETRY_BASE_MS: '50', WORKER_POLL_MS: '20', DATA_DIR: '/nonexistent-not-used' });
+    const config = loadConfig({ PORT: String(testPort()), LOG_LEVEL: 'silent', WEBHOOK_RETRY_BASE_MS: '50', WORKER_POLL_MS: '20', DATA_DIR: '/nonexistent-not-used', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY });
     const first = await startService(config, { handle: e.t.handle, quiet: true });
     const until = async (cond: () => Promise<boolean>) => {
       const end = Date.now() + 15_000;
