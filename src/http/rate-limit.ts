@@ -16,47 +16,49 @@ import { ApiError } from './errors.js';
 export interface RateLimiter {
   /** Counts one call for `key` against `limit` per minute; sets the headers; throws 429 when over. */
   take(reply: FastifyReply, key: string, limit: number): Promise<void>;
-  /** The limit of a developer: the operator's override or the default (cached for a minute). */
+  /** The limit of a developer: the operator's override or the default (read again after two seconds). */
   limitFor(developerId: string | undefined): Promise<number>;
   close(): Promise<void>;
 }
 
 const WINDOW_SECONDS = 60;
-const OVERRIDE_CACHE_MS = 60_000;
+/**
+ * How long a process keeps a developer's limit before reading it again: an operator's override
+ * takes effect on every process within this time (issue #16 §12).
+ */
+const OVERRIDE_CACHE_MS = 2_000;
+/** The counter's own ceiling; every configurable limit is below it (the admin API caps overrides at 10,000,000). */
+const COUNTER_CEILING = 10_000_001;
 
 export function createRateLimiter(opts: { db: Db; defaultPerMinute: number; redisUrl?: string | undefined }): RateLimiter {
   const redis = opts.redisUrl ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
   redis?.on('error', () => undefined); // reported through the insurance limiter taking over
-  const limiters = new Map<number, RateLimiterAbstract>();
   const overrides = new Map<string, { limit: number; at: number }>();
-
-  const limiterFor = (points: number): RateLimiterAbstract => {
-    let l = limiters.get(points);
-    if (!l) {
-      const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: `rl${points}` });
-      l = redis
-        ? new RateLimiterRedis({ storeClient: redis, points, duration: WINDOW_SECONDS, keyPrefix: `carebook:rl${points}`, insuranceLimiter: memory })
-        : memory;
-      limiters.set(points, l);
-    }
-    return l;
-  };
+  // One counter per key, whatever the key's limit: the limit is compared with the count here, so a
+  // limit changed mid-window applies to the calls already counted in it.
+  const memory = new RateLimiterMemory({ points: COUNTER_CEILING, duration: WINDOW_SECONDS, keyPrefix: 'rl' });
+  const counter: RateLimiterAbstract = redis
+    ? new RateLimiterRedis({ storeClient: redis, points: COUNTER_CEILING, duration: WINDOW_SECONDS, keyPrefix: 'carebook:rl', insuranceLimiter: memory })
+    : memory;
 
   const headers = (reply: FastifyReply, limit: number, res: RateLimiterRes): void => {
     reply.header('ratelimit-limit', String(limit));
-    reply.header('ratelimit-remaining', String(Math.max(0, res.remainingPoints)));
+    reply.header('ratelimit-remaining', String(Math.max(0, limit - res.consumedPoints)));
     reply.header('ratelimit-reset', String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))));
   };
 
   return {
     async take(reply, key, limit) {
+      let res: RateLimiterRes;
       try {
-        const res = await limiterFor(limit).consume(key, 1);
-        headers(reply, limit, res);
+        res = await counter.consume(key, 1);
       } catch (e) {
         if (!(e instanceof RateLimiterRes)) throw e;
-        headers(reply, limit, e);
-        const retry = String(Math.max(1, Math.ceil(e.msBeforeNext / 1000)));
+        res = e;
+      }
+      headers(reply, limit, res);
+      if (res.consumedPoints > limit) {
+        const retry = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
         throw new ApiError(429, 'api_error', [{ message: `rate limit of ${limit} requests per minute exceeded; retry after ${retry} s` }], { 'retry-after': retry });
       }
     },
