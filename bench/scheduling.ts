@@ -78,8 +78,10 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
     .where('d.developer_id', '=', developerId)
     .where('pl.active', '=', true)
     .where(sql<boolean>`${reason} = ANY(p.visit_reason_ids)`)
-    // The bench patient carries no insurance: leave out provider-locations that require it.
+    // The bench patient carries no insurance (a self-pay booking): leave out provider-locations that
+    // require insurance or do not take self-pay bookings.
     .where(sql<boolean>`NOT ('patient.insurance' = ANY(pl.required_fields))`)
+    .where(sql<boolean>`'self_pay' = ANY(pl.accepts_booking_requests_from)`)
     .orderBy('pl.id')
     .execute();
   const fifty = pls.slice(0, 50).map((p) => p.id);

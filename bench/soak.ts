@@ -286,10 +286,13 @@ async function main(): Promise<void> {
       const u = new URL(path, base);
       const pl = u.searchParams.get('provider_location_ids')!;
       const visitReasonId = u.searchParams.get('visit_reason_id')!;
+      // The soak's patient is self-pay without insurance: only locations that take such bookings.
+      const req = await json<{ data?: { booking_requirements?: { required_fields: string[]; accepts_booking_requests_from: string[] } } }>('GET', `/v1/provider_locations/${encodeURIComponent(pl)}`, undefined, token);
+      const br = req.body.data?.booking_requirements;
+      if (!br || br.required_fields.includes('patient.insurance') || !br.accepts_booking_requests_from.includes('self_pay')) continue;
       const a = await json<{ data: { timeslots: { start_time: string }[] }[] }>('GET', path, undefined, token);
       for (const s of a.body.data?.[0]?.timeslots ?? []) slots.push({ pl, start: s.start_time, visitReasonId });
     }
-    // Provider locations that need an insurance plan on the booking are left out of the booking mix.
     const bookingBody = (s: { pl: string; start: string; visitReasonId: string }, id: string) =>
       JSON.stringify({
         appointment_type: 'providers',

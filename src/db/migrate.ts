@@ -14,6 +14,7 @@ import * as m0008 from './migrations/0008_directory_search.js';
 import * as m0009 from './migrations/0009_availability_summaries.js';
 import * as m0010 from './migrations/0010_booking_context_versions.js';
 import * as m0011 from './migrations/0011_idempotency_withheld_answers.js';
+import * as m0012 from './migrations/0012_booking_context_insurance_versions.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_availability_summaries': m0009,
   '0010_booking_context_versions': m0010,
   '0011_idempotency_withheld_answers': m0011,
+  '0012_booking_context_insurance_versions': m0012,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -30,6 +30,8 @@ export interface BookingContext {
   schedule: ScheduleData;
   /** Whether the insurance plan exists; undefined when none was asked about. */
   insurancePlanKnown: boolean | undefined;
+  /** Whether the provider-location (or its practice, where plans are managed there) takes the plan; undefined when none was asked about. */
+  insurancePlanInNetwork: boolean | undefined;
   /** Versions read with the context (decimal text of `bigint`s): the booking's write checks them. */
   versions: ContextVersions;
 }
@@ -63,6 +65,7 @@ interface PlJson {
   visit_reason_ids: string[] | null;
   default_visit_reason_id: string | null;
   required_fields: string[] | null;
+  accepts_booking_requests_from: string[] | null;
 }
 
 interface PushedJson {
@@ -93,10 +96,11 @@ export async function loadBookingContext(
   const id = input.providerLocationId;
   const from = new Date(input.day * DAY_MS - AROUND_MS);
   const to = new Date((input.day + 1) * DAY_MS + AROUND_MS);
-  const { rows } = await sql<{ pl: unknown; durations: unknown; blocks: string | null; pushed: unknown; plan: boolean | null; dv: string; cv: string }>`
+  const { rows } = await sql<{ pl: unknown; durations: unknown; blocks: string | null; pushed: unknown; plan: boolean | null; in_network: boolean | null; dv: string; cv: string }>`
     WITH pl AS (
       SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
-             pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields
+             pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields,
+             pl.accepts_booking_requests_from
       FROM provider_locations pl
       JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
       JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
@@ -117,6 +121,15 @@ export async function loadBookingContext(
       ${input.insurancePlanId !== undefined
         ? sql`EXISTS (SELECT 1 FROM insurance_plans ip WHERE ip.env = ${env} AND ip.id = ${input.insurancePlanId})`
         : sql`NULL::boolean`} AS plan,
+      ${input.insurancePlanId !== undefined
+        ? sql`(SELECT CASE WHEN pt.insurance_managed_at_practice
+                  THEN EXISTS (SELECT 1 FROM practice_insurance_plans pip
+                               WHERE pip.env = ${env} AND pip.practice_id = pt.id AND pip.insurance_plan_id = ${input.insurancePlanId})
+                  ELSE EXISTS (SELECT 1 FROM provider_location_insurance_plans plip
+                               WHERE plip.env = ${env} AND plip.provider_location_id = pl.id AND plip.insurance_plan_id = ${input.insurancePlanId})
+                END
+              FROM pl JOIN practices pt ON pt.env = ${env} AND pt.id = pl.practice_id)`
+        : sql`NULL::boolean`} AS in_network,
       (SELECT version::text FROM directory_version) AS dv,
       coalesce((SELECT cv.version::text FROM calendar_versions cv JOIN pl ON cv.provider_id = pl.provider_id WHERE cv.env = ${env}), '0') AS cv`.execute(db);
   const r = rows[0]!;
@@ -139,6 +152,7 @@ export async function loadBookingContext(
         visitReasonIds: reasons,
         defaultVisitReasonId: p.default_visit_reason_id,
         requiredFields: p.required_fields ?? [],
+        acceptsBookingRequestsFrom: p.accepts_booking_requests_from ?? ['in_network', 'out_of_network', 'self_pay'],
       }
     : undefined;
   const pushed: PushedSlot[] = (json<PushedJson[]>(r.pushed) ?? []).map((s) => ({
@@ -155,5 +169,5 @@ export async function loadBookingContext(
     pushed: new Map(pl ? [[pl.id, pushed]] : []),
     holds: new Map(),
   };
-  return { pl, durations, schedule, insurancePlanKnown: r.plan ?? undefined, versions: { directory: r.dv, calendar: r.cv } };
+  return { pl, durations, schedule, insurancePlanKnown: r.plan ?? undefined, insurancePlanInNetwork: r.in_network ?? undefined, versions: { directory: r.dv, calendar: r.cv } };
 }

@@ -18,7 +18,7 @@ import { BookingContextCache } from './booking-context-cache.js';
 import { auditRecord, outboxRecord } from './events.js';
 import { rangeLiteral } from './holds.js';
 import { insertStatement, type InsertGuard } from './insert-sql.js';
-import { patientErrors, type PatientInput } from './patient-rules.js';
+import { patientErrors, payerKind, type PatientInput, type PayerKind } from './patient-rules.js';
 import { APPOINTMENT_RETURNING, rowFromReturned, type AppointmentRow } from './record.js';
 import { retrying, slotTaken } from './transactions.js';
 
@@ -76,12 +76,20 @@ function checkedBooking(
     if (field === 'patient.insurance' && !d.patient.insurance) throw badRequest('data.patient.insurance', 'is required by this provider location');
   }
   if (ctx.insurancePlanKnown === false) throw badRequest('data.patient.insurance.insurance_plan_id', 'unknown insurance plan');
+  const payer = payerKind(d.patient.insurance, ctx.insurancePlanInNetwork);
+  const accepted = pl.acceptsBookingRequestsFrom ?? PAYER_KINDS;
+  if (!accepted.includes(payer)) {
+    throw badRequest('data.patient.insurance', `this provider location takes booking requests from ${accepted.join(', ') || 'nobody'} only; this one is ${payer}`);
+  }
 
   if (!offersStart(ctx.schedule, pl, { visitReasonId: d.visit_reason_id, patientType: d.patient_type, startMs: start.toMillis(), now }, clock)) {
     throw badRequest('data.start_time', 'is not a start time the availability endpoint offers for this provider location, visit reason and patient type');
   }
   return { pl, duration };
 }
+
+/** Every payer kind: what a provider-location without a stored restriction takes. */
+const PAYER_KINDS: PayerKind[] = ['in_network', 'out_of_network', 'self_pay'];
 
 /** Attempts of the check-and-write loop: each after the directory or the calendar changed under the previous one. */
 const WRITE_ATTEMPTS = 5;

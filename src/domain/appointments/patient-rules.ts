@@ -1,7 +1,8 @@
 /**
  * The rules of interface.md §2.1 that a JSON schema does not express (types, required fields, enums
  * and lengths are in the route schema): phone digits, ZIP, state code, real dates, gender
- * combinations, e-mail shape. Each failure names its field.
+ * combinations, e-mail shape, and an insurance object that says either a plan or self-pay
+ * (docs/scheduling.md, "Who a location takes bookings from"). Each failure names its field.
  */
 import { DateTime } from 'luxon';
 import type { FieldError } from '../errors.js';
@@ -56,10 +57,29 @@ export function patientErrors(p: PatientInput, now: Date): FieldError[] {
   if (!a.city.trim()) f('patient_address.city', 'must not be blank');
   if (!STATES.has(a.state)) f('patient_address.state', 'must be a two-letter US state code');
   if (!/^\d{5}$/.test(a.zip_code)) f('patient_address.zip_code', 'must be 5 digits');
+  const ins = p.insurance;
+  if (ins) {
+    const plan = ins.insurance_plan_id?.trim();
+    if (plan && ins.is_self_pay === true) f('insurance', 'names an insurance plan and is_self_pay: true; send one or the other');
+    else if (!plan && ins.is_self_pay !== true) f('insurance', 'must name insurance_plan_id, or set is_self_pay: true');
+  }
   if (p.gender) {
     if (new Set(p.gender).size !== p.gender.length) f('gender', 'must not repeat a value');
     const alone = p.gender.find((g) => ALONE.includes(g));
     if (alone && p.gender.length > 1) f('gender', `${alone} must be used alone`);
   }
   return errors;
+}
+
+/** Whose booking request this is, in the terms of `booking_requirements.accepts_booking_requests_from`. */
+export type PayerKind = 'in_network' | 'out_of_network' | 'self_pay';
+
+/**
+ * The payer kind of a booking: no insurance object, or `is_self_pay: true`, is `self_pay`; a plan
+ * the provider-location takes is `in_network`, any other plan `out_of_network`
+ * (docs/scheduling.md, "Who a location takes bookings from").
+ */
+export function payerKind(insurance: PatientInput['insurance'], planInNetwork: boolean | undefined): PayerKind {
+  if (!insurance || insurance.is_self_pay === true || !insurance.insurance_plan_id?.trim()) return 'self_pay';
+  return planInNetwork ? 'in_network' : 'out_of_network';
 }

@@ -27,6 +27,8 @@ export interface ProviderLocationContext {
   defaultVisitReasonId: string | null;
   /** Booking requirements, e.g. `patient.insurance` (interface.md §2.5 `booking_requirements`). */
   requiredFields: string[];
+  /** Whose booking requests it takes (`in_network`, `out_of_network`, `self_pay`); set where bookings are checked. */
+  acceptsBookingRequestsFrom?: string[];
 }
 
 /** What slot computation needs of a provider-location (a `ProviderLocationContext` has it all). */
