@@ -36,7 +36,10 @@ describe('operator CLI and the service process', () => {
     const bad = await cli(['--url', url, '--admin-token', 'wrong', 'developer', 'create', '--name', 'x']).then(() => undefined, (e: { code: number; stderr: string }) => e);
     expect(bad?.code).toBe(1);
     expect(bad?.stderr).toContain('401');
-  });
+    // Three CLI processes, each starting Node and the TypeScript loader: like the other process tests
+    // of this file, more than the default 30 s on a loaded two-core machine (a full suite run beside
+    // other work took 30 s).
+  }, 120_000);
 
   it('works directly on a stopped embedded database: npx carebook --help, npm run migrate, directory seed, user create', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'carebook-cli-direct-'));
