@@ -17,6 +17,7 @@ import { tokenRoute } from './routes/token.js';
 import type { KeyStore } from './signing-keys.js';
 import { createTokenVerifier } from './token-verifier.js';
 import { isDatabaseUnavailable, loggableError } from '../http/error-handler.js';
+import { ApiError } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
 export interface AuthServerDeps {
@@ -42,6 +43,10 @@ export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) 
     if (err instanceof OAuthError) {
       if (err.error === 'invalid_client') reply.header('www-authenticate', 'Basic realm="carebook", charset="UTF-8"');
       return reply.code(err.statusCode).send({ error: err.error, error_description: err.description });
+    }
+    if (err instanceof ApiError && err.statusCode < 500) {
+      // A body the JSON parser refused (a forbidden key): say which and why.
+      return reply.code(400).send({ error: 'invalid_request', error_description: err.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') });
     }
     if (err.validation || (err.statusCode && err.statusCode < 500)) {
       // Every token error but invalid_client is 400 (RFC 6749 §5.2, contracts.md §3), an

@@ -23,6 +23,7 @@ import { attachmentRoutes } from '../routes/v1/attachments/index.js';
 import { demoRoutes } from '../routes/demo/index.js';
 import { makeGuard } from './auth-guard.js';
 import { installIdempotency } from './idempotency.js';
+import { installJsonBodyParser } from './json-body.js';
 import { createRateLimiter } from './rate-limit.js';
 import { installErrorHandlers, sendError } from './error-handler.js';
 import { healthRoutes } from './health.js';
@@ -82,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
+  installJsonBodyParser(app);
 
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('onRequest', (req, reply, done) => {

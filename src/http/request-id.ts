@@ -18,13 +18,25 @@ export function requestIdGenerator(): (req: IncomingMessage) => string {
   const pool = Buffer.alloc(ID_BYTES * POOL_IDS);
   let next = POOL_IDS;
   return (req) => {
-    const given = req.headers['x-request-id'];
-    if (typeof given === 'string' && SAFE.test(given)) return given;
     if (next === POOL_IDS) {
       randomFillSync(pool);
       next = 0;
     }
     const start = ID_BYTES * next++;
-    return `req_${pool.toString('hex', start, start + ID_BYTES)}`;
+    const own = `req_${pool.toString('hex', start, start + ID_BYTES)}`;
+    (req as IncomingMessage & { [SERVICE_ID]?: string })[SERVICE_ID] = own;
+    const given = req.headers['x-request-id'];
+    return typeof given === 'string' && SAFE.test(given) ? given : own;
   };
+}
+
+const SERVICE_ID = Symbol('carebook.serviceRequestId');
+
+/**
+ * The service's own id of a request, whatever the caller sent as `x-request-id`: what the audit
+ * log records, so that a caller cannot put its own (or another request's) id on an audit entry.
+ * The caller's safe id is still echoed in the `x-request-id` header and the bodies.
+ */
+export function serviceRequestId(req: { raw: IncomingMessage; id: string }): string {
+  return (req.raw as IncomingMessage & { [SERVICE_ID]?: string })[SERVICE_ID] ?? String(req.id);
 }

@@ -2,6 +2,7 @@
  * The operator's admin API under `/admin/v1` (contracts.md §2). Registered only when ADMIN_TOKEN is
  * set; every route needs `Authorization: Bearer ${ADMIN_TOKEN}`.
  */
+import { serviceRequestId } from '../../http/request-id.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
@@ -67,6 +68,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
   // the body, so that errors can name lines. Parsed here as text, in its own encapsulated context.
   await app.register(async (sub) => {
     const asText = (_req: unknown, body: string, done: (e: Error | null, v?: unknown) => void) => done(null, body);
+    sub.removeContentTypeParser(['application/json', 'text/plain']);
     sub.addContentTypeParser(['application/json', 'application/x-ndjson', 'application/ndjson', 'text/plain'], { parseAs: 'string' }, asText);
     sub.post(
       '/directory/import',
@@ -132,6 +134,6 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
         },
       },
     },
-    async (req) => operatorTransition(db, config.appEnv, req.params.appointment_id, req.body, { requestId: String(req.id) }),
+    async (req) => operatorTransition(db, config.appEnv, req.params.appointment_id, req.body, { requestId: serviceRequestId(req) }),
   );
 };

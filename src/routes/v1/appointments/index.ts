@@ -2,6 +2,7 @@
  * Appointment operations (interface.md §4.1–4.6, §4.16; contracts.md §3 scopes, §4). Thin handlers:
  * parse, call `src/domain/appointments/`, shape the answer.
  */
+import { serviceRequestId } from '../../../http/request-id.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -36,7 +37,7 @@ export interface AppointmentRouteDeps {
 }
 
 const tags = ['appointments'];
-const rid = (req: FastifyRequest) => ({ requestId: String(req.id) });
+const rid = (req: FastifyRequest) => ({ requestId: serviceRequestId(req) });
 
 function timestamp(field: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
@@ -140,7 +141,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       const p = principalOf(req);
       const row = await records.find(p, req.params.appointment_id);
       if (!row) throw notFound(`appointment ${req.params.appointment_id} not found`, 'appointment_id');
-      await audit(auditReads, { kind: 'principal', principal: p, requestId: String(req.id) }, {
+      await audit(auditReads, { kind: 'principal', principal: p, requestId: serviceRequestId(req) }, {
         env: row.env, developerId: row.developer_id, appointmentId: row.id, action: 'read',
       });
       return { request_id: String(req.id), data: fullRecord(row, base, clock) };

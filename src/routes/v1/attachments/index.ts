@@ -4,6 +4,7 @@
  * the file is held in memory only up to the 10 MB limit, and a larger upload is refused while it
  * streams (the connection is closed instead of reading the rest).
  */
+import { serviceRequestId } from '../../../http/request-id.js';
 import multipart, { type MultipartFile, type MultipartValue } from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -88,7 +89,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: D
         attachmentType,
         content,
         publicBaseUrl: config.publicBaseUrl,
-        requestId: req.id,
+        requestId: serviceRequestId(req),
       });
       return { request_id: req.id, data };
     },

@@ -2,6 +2,7 @@
  * Provider calendar timeslots (interface.md §4.16, contracts.md §3 and §4):
  * `GET`/`PUT /v1/providers/{provider_id}/calendar/timeslots?date=YYYY-MM-DD`.
  */
+import { installJsonBodyParser } from '../../../http/json-body.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../../config.js';
@@ -48,16 +49,8 @@ function checkDate(date: string): void {
 }
 
 export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = async (app, { config, db }) => {
-  // interface.md §4.16: "An empty body erases all slots for that date" — an empty JSON body is {} here.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(Object.assign(new SyntaxError('invalid JSON'), { statusCode: 400 }), undefined);
-    }
-  });
+  // "An empty body erases all slots for that date": an empty JSON body is {} here.
+  installJsonBodyParser(app, { emptyBody: {} });
   const path = '/v1/providers/:provider_id/calendar/timeslots';
 
   app.get(
