@@ -108,6 +108,18 @@ export function allowPrivateTargets(raw: string | undefined, appEnv: Env, host: 
   return appEnv === 'sandbox' && (h === 'localhost' || h === '::1' || /^127\./.test(h));
 }
 
+/** Shortest `ADMIN_TOKEN` production accepts (a guessable admin token is a full compromise). */
+export const MIN_PRODUCTION_ADMIN_TOKEN_LENGTH = 32;
+
+/** `ADMIN_TOKEN`: unset turns the admin API off; production refuses one shorter than 32 characters. */
+function adminToken(raw: string | undefined, appEnv: Env): string | undefined {
+  if (!raw) return undefined;
+  if (appEnv === 'production' && raw.length < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(`ADMIN_TOKEN must be at least ${MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters in production (e.g. openssl rand -hex 32)`);
+  }
+  return raw;
+}
+
 /** A key-encryption key in base64: 32 bytes. */
 function kek(name: string, raw: string): Buffer {
   const key = Buffer.from(raw.trim(), 'base64');
@@ -162,7 +174,7 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     databaseUrl,
     preparedStatements: prepared === 'true',
     dataDir: vars.DATA_DIR || './data',
-    adminToken: vars.ADMIN_TOKEN || undefined,
+    adminToken: adminToken(vars.ADMIN_TOKEN, appEnv),
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', vars.RATE_LIMIT_PER_MINUTE, 1200, 1, 10_000_000),
     redisUrl: vars.REDIS_URL || undefined,
     logLevel: vars.LOG_LEVEL || 'info',

@@ -145,7 +145,7 @@ describe(`evaluator, sandbox fixtures and operator moves (${engineName})`, () =>
 
   describe('operator transition', () => {
     const admin = (id: string, body: object) =>
-      e.t.app.inject({ method: 'POST', url: `/admin/v1/appointments/${id}/transition`, headers: { authorization: 'Bearer test-admin-token' }, payload: body });
+      e.t.app.inject({ method: 'POST', url: `/admin/v1/appointments/${id}/transition`, headers: { authorization: 'Bearer test-admin-token-0123456789abcdefgh' }, payload: body });
 
     it('confirms a manual booking and fires a delivered event', async () => {
       const id = await fresh(PL.manual);
@@ -187,7 +187,7 @@ describe(`evaluator, sandbox fixtures and operator moves (${engineName})`, () =>
       process.stdout.write = ((s: string) => (out.push(String(s)), true)) as typeof process.stdout.write;
       try {
         await buildCli({ LOG_LEVEL: 'silent' }).parseAsync(
-          ['--url', base, '--admin-token', 'test-admin-token', 'appointment', 'transition', id, '--to', 'booking_failed', '--json'],
+          ['--url', base, '--admin-token', 'test-admin-token-0123456789abcdefgh', 'appointment', 'transition', id, '--to', 'booking_failed', '--json'],
           { from: 'user' },
         );
       } finally {

@@ -120,7 +120,7 @@ describe('importDirectory', () => {
 });
 
 describe('POST /admin/v1/directory/import', () => {
-  const admin = { authorization: 'Bearer test-admin-token' };
+  const admin = { authorization: 'Bearer test-admin-token-0123456789abcdefgh' };
 
   test('JSON and NDJSON bodies; 400 names lines; 404 for an unknown developer; admin token required', async () => {
     const dev = await newDeveloper(t, 'Admin importer');
@@ -166,9 +166,9 @@ describe('POST /admin/v1/directory/import', () => {
     const bad = join(dir, 'bad.ndjson');
     await writeFile(bad, '{"type":"insurance_carrier","id":"ic_z","name":"Z"}\n{"type":"insurance_plan","id":"ip_z","carrier_id":"ic_nope","name":"Z","plan_type":"ppo","program_type":"commercial","care_categories":["health"],"coverage_area":{"is_national":true,"states":null}}\n');
     try {
-      await main(['node', 'carebook', '--url', base, '--admin-token', 'test-admin-token', 'directory', 'import', good, '--json'], {});
+      await main(['node', 'carebook', '--url', base, '--admin-token', 'test-admin-token-0123456789abcdefgh', 'directory', 'import', good, '--json'], {});
       expect(process.exitCode ?? 0).toBe(0);
-      await main(['node', 'carebook', '--url', base, '--admin-token', 'test-admin-token', 'directory', 'import', bad], {});
+      await main(['node', 'carebook', '--url', base, '--admin-token', 'test-admin-token-0123456789abcdefgh', 'directory', 'import', bad], {});
       expect(process.exitCode).toBe(1);
     } finally {
       process.stdout.write = ow;

@@ -28,10 +28,10 @@ describe('operator CLI and the service process', () => {
 
   it('works through a running service with --url and --admin-token', async () => {
     const url = await t.listen();
-    const { stdout } = await cli(['--url', url, '--admin-token', 'test-admin-token', 'developer', 'create', '--name', 'Remote Co', '--json']);
+    const { stdout } = await cli(['--url', url, '--admin-token', 'test-admin-token-0123456789abcdefgh', 'developer', 'create', '--name', 'Remote Co', '--json']);
     const dev = JSON.parse(stdout);
     expect(dev.client_id).toMatch(/^cl_/);
-    const seed = await cli(['--url', url, '--admin-token', 'test-admin-token', 'directory', 'seed', '--providers', '3', '--developer', dev.developer_id, '--json']);
+    const seed = await cli(['--url', url, '--admin-token', 'test-admin-token-0123456789abcdefgh', 'directory', 'seed', '--providers', '3', '--developer', dev.developer_id, '--json']);
     expect(JSON.parse(seed.stdout).provider_locations).toBeGreaterThanOrEqual(3);
     const bad = await cli(['--url', url, '--admin-token', 'wrong', 'developer', 'create', '--name', 'x']).then(() => undefined, (e: { code: number; stderr: string }) => e);
     expect(bad?.code).toBe(1);

@@ -9,7 +9,7 @@ import { generateDirectory } from '../../src/domain/directory/seed.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { clientToken } from '../helpers/auth.js';
 
-const admin = { authorization: 'Bearer test-admin-token' };
+const admin = { authorization: 'Bearer test-admin-token-0123456789abcdefgh' };
 
 describe('operator: admin API, seed and the sandbox bootstrap', () => {
   let t: TestApp;

@@ -33,7 +33,7 @@ export function testPort(): number {
 export async function testApp(env: Record<string, string> = {}, deps: Pick<AppDeps, 'insuranceMappingJob'> = {}): Promise<TestApp> {
   const handle = await freshDatabase();
   const port = testPort();
-  const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token', LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, ...env });
+  const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token-0123456789abcdefgh', LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, ...env });
   const app = await buildApp({ config, db: handle.db, ...deps });
   let listening = false;
   return {

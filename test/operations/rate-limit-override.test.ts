@@ -12,7 +12,7 @@ import { newDeveloper, TEST_KEY_ENCRYPTION_KEY, testApp, testPort, type TestApp 
 import { bearer, clientToken } from '../helpers/auth.js';
 import { engineName, testDatabaseUrl } from '../helpers/db.js';
 
-const admin = { authorization: 'Bearer test-admin-token' };
+const admin = { authorization: 'Bearer test-admin-token-0123456789abcdefgh' };
 
 describe(`rate-limit override on two processes (${engineName})`, () => {
   let t: TestApp;
@@ -24,7 +24,7 @@ describe(`rate-limit override on two processes (${engineName})`, () => {
     t = await testApp();
     const schema = (t.handle as { schema?: string }).schema;
     if (testDatabaseUrl && schema) secondHandle = await openDatabase({ databaseUrl: testDatabaseUrl, schema, poolSize: 4 });
-    second = await buildApp({ config: loadConfig({ PORT: String(testPort()), PUBLIC_BASE_URL: t.config.publicBaseUrl, LOG_LEVEL: 'silent', ADMIN_TOKEN: 'test-admin-token', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY }), db: (secondHandle ?? t.handle).db });
+    second = await buildApp({ config: loadConfig({ PORT: String(testPort()), PUBLIC_BASE_URL: t.config.publicBaseUrl, LOG_LEVEL: 'silent', ADMIN_TOKEN: 'test-admin-token-0123456789abcdefgh', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY }), db: (secondHandle ?? t.handle).db });
     dev = await newDeveloper(t, 'Throttled later');
     token = await clientToken(t, dev);
   });

@@ -5,7 +5,7 @@ import type { NewDeveloper } from '../../src/domain/developers/create-developer.
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { authPath, bearer, clientToken } from '../helpers/auth.js';
 
-const admin = { authorization: 'Bearer test-admin-token' };
+const admin = { authorization: 'Bearer test-admin-token-0123456789abcdefgh' };
 
 async function redisUp(): Promise<boolean> {
   const r = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });

@@ -239,7 +239,7 @@ describe('fuzzing every operation of /openapi.json', () => {
       { weight: 6, arbitrary: fc.constant(bearer(machine)) },
       { weight: 2, arbitrary: fc.constant(bearer(user)) },
       { weight: 1, arbitrary: fc.constant(bearer(anon)) },
-      { weight: 2, arbitrary: fc.constant({ authorization: 'Bearer test-admin-token' }) },
+      { weight: 2, arbitrary: fc.constant({ authorization: 'Bearer test-admin-token-0123456789abcdefgh' }) },
       { weight: 1, arbitrary: fc.constant({}) },
       { weight: 1, arbitrary: oddString.map((s) => ({ authorization: `Bearer ${s.replace(/[^\x20-\x7e]/g, '')}` })) },
       { weight: 1, arbitrary: fc.constantFrom({ authorization: 'Basic Zm9vOmJhcg==' }, { authorization: 'Bearer a.b.c' }, { authorization: `Bearer ${machine}x` }, { authorization: 'Bearer' }) },

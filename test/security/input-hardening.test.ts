@@ -25,7 +25,7 @@ describe(`input hardening (${engineName})`, () => {
       ['{"constructor":{"prototype":{"x":1}}}', 'constructor.prototype'],
     ];
     for (const [body, field] of bodies) {
-      for (const [url, headers] of [['/v1/appointments', bearer(e.token)], ['/admin/v1/developers', { authorization: 'Bearer test-admin-token' }]] as const) {
+      for (const [url, headers] of [['/v1/appointments', bearer(e.token)], ['/admin/v1/developers', { authorization: 'Bearer test-admin-token-0123456789abcdefgh' }]] as const) {
         const res = await post(url, body, headers);
         expect(res.statusCode, `${url} ${body}`).toBe(400);
         expect(res.json()).toEqual({ request_id: res.headers['x-request-id'], error_type: 'invalid_request', errors: [{ field, message: expect.stringMatching(/^key not allowed/) }] });

@@ -22,7 +22,7 @@ describe('carebook webhook set | deliveries | replay (through a running service)
     const dev = await newDeveloper(t);
     const key = randomBytes(16).toString('base64');
     const rx = await startReceiver([key]);
-    const cli = (...args: string[]) => run(process.execPath, [BIN, '--url', url, '--admin-token', 'test-admin-token', 'webhook', ...args], { timeout: 30_000 });
+    const cli = (...args: string[]) => run(process.execPath, [BIN, '--url', url, '--admin-token', 'test-admin-token-0123456789abcdefgh', 'webhook', ...args], { timeout: 30_000 });
     try {
       await cli('set', '--developer', dev.developer_id, '--url', rx.url, '--key', key);
       const eventId = uuid();

@@ -7,7 +7,7 @@ import { book, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from '../a
 import { TEST_KEY_ENCRYPTION_KEY, testPort } from '../helpers/app.js';
 import { startReceiver } from './receiver.js';
 
-const admin = { authorization: 'Bearer test-admin-token' };
+const admin = { authorization: 'Bearer test-admin-token-0123456789abcdefgh' };
 
 /** Real service processes' workers over one database, a receiver that is down, then up. */
 describe('webhooks end to end: only changes the developer did not make, delivered across a service restart', () => {

@@ -16,7 +16,7 @@ import { newDeveloper } from '../helpers/app.js';
 import { bearer } from '../helpers/auth.js';
 import { startReceiver } from './receiver.js';
 
-const admin = { authorization: 'Bearer test-admin-token' };
+const admin = { authorization: 'Bearer test-admin-token-0123456789abcdefgh' };
 const key = () => randomBytes(32).toString('base64');
 
 describe('webhook events: attributes, receivers and records', () => {

@@ -9,7 +9,7 @@ import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { bearer, clientToken } from '../helpers/auth.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
-const admin = { authorization: 'Bearer test-admin-token' };
+const admin = { authorization: 'Bearer test-admin-token-0123456789abcdefgh' };
 
 describe('webhook targets: what production and the sandbox may reach', () => {
   it('classifies addresses', () => {

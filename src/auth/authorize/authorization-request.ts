@@ -6,6 +6,7 @@
  * shown on an error page and never redirected; after that, errors go back to the client as
  * `error` and `error_description` on its redirect URI.
  */
+import { redirectUriProblem } from '../../domain/developers/create-developer.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
@@ -72,6 +73,10 @@ export async function checkAuthorizeRequest(
   // Exact string match against the registered URIs (RFC 9700 §2.1, §4.1.3).
   if (!client.redirect_uris.includes(redirectUri)) {
     return { kind: 'error-page', message: 'The redirect_uri is not registered for this app.' };
+  }
+  // A URI stored before production refused plain http is refused here too (never redirected to).
+  if (redirectUriProblem(redirectUri, config.appEnv)) {
+    return { kind: 'error-page', message: 'The redirect_uri of this app is not allowed in this environment (https is required).' };
   }
 
   const stateRaw = one('state');

@@ -19,16 +19,34 @@ export interface NewDeveloper {
 
 export class InvalidRedirectUri extends Error {}
 
-/** Redirect URIs must be absolute http(s) URLs without fragments (RFC 6749 §3.1.2). */
-export function checkRedirectUri(uri: string): void {
+/** Whether a URL's host is a loopback address or `localhost` (RFC 8252 §7.3: native apps' loopback redirects). */
+function isLoopbackHost(u: URL): boolean {
+  const h = u.hostname.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/**
+ * Why a redirect URI is not acceptable in `env`, or undefined: absolute http(s) URLs without
+ * fragments (RFC 6749 §3.1.2); in production `https`, or `http` only to a loopback address
+ * (RFC 9700 §2.1, RFC 8252 §7.3). The sandbox also takes `http`, for local development.
+ */
+export function redirectUriProblem(uri: string, env: Env): string | undefined {
   let u: URL;
   try {
     u = new URL(uri);
   } catch {
-    throw new InvalidRedirectUri(`not an absolute URL: ${uri}`);
+    return `not an absolute URL: ${uri}`;
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new InvalidRedirectUri(`must be http or https: ${uri}`);
-  if (u.hash) throw new InvalidRedirectUri(`must not contain a fragment: ${uri}`);
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return `must be http or https: ${uri}`;
+  if (u.hash) return `must not contain a fragment: ${uri}`;
+  if (env === 'production' && u.protocol === 'http:' && !isLoopbackHost(u)) return `must be https in production (http only to a loopback address): ${uri}`;
+  return undefined;
+}
+
+/** Throws `InvalidRedirectUri` when {@link redirectUriProblem} finds one. */
+export function checkRedirectUri(uri: string, env: Env): void {
+  const problem = redirectUriProblem(uri, env);
+  if (problem) throw new InvalidRedirectUri(problem);
 }
 
 /** Onboards a developer in one transaction of its own (see `insertDeveloper`). */
@@ -48,7 +66,7 @@ export async function insertDeveloper(
   input: { env: Env; name: string; redirectUris?: string[]; developerId?: string },
 ): Promise<NewDeveloper> {
   const redirectUris = input.redirectUris ?? [];
-  redirectUris.forEach(checkRedirectUri);
+  for (const uri of redirectUris) checkRedirectUri(uri, input.env);
   const developerId = input.developerId ?? prefixedId('dv');
   const clientId = prefixedId('cl', 16);
   const userClientId = prefixedId('uc', 16);

@@ -26,7 +26,7 @@ export interface AdminDeps {
 const security = [{ AdminToken: [] }];
 
 export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { config, db }) => {
-  app.addHook('onRequest', makeAdminGuard(config.adminToken));
+  app.addHook('onRequest', makeAdminGuard(config.adminToken, db));
   await app.register(adminWebhookRoutes, { config, db });
   await app.register(adminRateLimitRoutes, { config, db });
 
