@@ -38,6 +38,8 @@ export interface Config {
   allowPrivateWebhookTargets: boolean;
   /** Seconds to let in-flight requests finish on shutdown. */
   shutdownGraceSeconds: number;
+  /** `REQUEST_TIMEOUT_SECONDS`: the whole request (headers and body) must arrive within this time, else 408. */
+  requestTimeoutSeconds: number;
   /** First webhook retry delay in ms; doubles per attempt (contracts.md §7). */
   webhookRetryBaseMs: number;
   /** How often background workers look for due work, in ms. */
@@ -181,6 +183,7 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     allowPrivateWebhookTargets: allowPrivateTargets(vars.ALLOW_PRIVATE_WEBHOOK_TARGETS, appEnv, host),
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', vars.SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
+    requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', vars.REQUEST_TIMEOUT_SECONDS, 60, 1, 3600),
     webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', vars.WEBHOOK_RETRY_BASE_MS, 5000, 10, 3_600_000),
     workerPollMs: int('WORKER_POLL_MS', vars.WORKER_POLL_MS, 1000, 10, 60_000),
     keyEncryptionKey: keyEncryptionKey(vars),

@@ -53,6 +53,12 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
 
+/** Fastify's and Node's request-time limits for a whole-request budget of `seconds`. */
+function requestTimeouts(seconds: number): { requestTimeout: number; http: { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } } {
+  const ms = seconds * 1000;
+  return { requestTimeout: ms, http: { requestTimeout: ms, headersTimeout: Math.min(ms, 60_000), connectionsCheckingInterval: Math.min(5_000, Math.max(250, ms / 4)) } };
+}
+
 /** Builds the application (interface.md, contracts.md §1 configuration). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db } = deps;
@@ -72,6 +78,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     bodyLimit: 1024 * 1024,
+    // A request (headers and body) must arrive within REQUEST_TIMEOUT_SECONDS, or Node answers 408
+    // and closes the connection: a client sending a body a byte at a time cannot hold a connection
+    // (and a slot of the server) for minutes. Checked every quarter of that time (at most 5 s).
+    ...requestTimeouts(config.requestTimeoutSeconds),
     routerOptions: { maxParamLength: 500 },
     // A URL the router cannot decode, or a path parameter over maxParamLength, fails before any hook
     // runs: answer it with the §7 body too (found by test/security/fuzz.test.ts).
