@@ -68,6 +68,7 @@ export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) 
     db: deps.db,
     verifier: createTokenVerifier({ config: deps.config, db: deps.db, keys: deps.keys }),
     limits: deps.loginLimits ?? DEFAULT_LOGIN_LIMITS,
+    limiter: deps.limiter,
   });
 
   app.get('/.well-known/jwks.json', { schema: { tags: ['auth'], summary: 'Public signing keys (RFC 7517)', security: [] } }, async (_req, reply) => {

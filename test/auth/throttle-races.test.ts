@@ -91,3 +91,28 @@ describe('sign-in throttles under concurrent attempts', () => {
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(40);
   });
 });
+
+describe('the authorization endpoint is throttled per address', () => {
+  it('answers 429 with Retry-After past the per-minute limit, before reading or writing anything', async () => {
+    const t = await testApp({ RATE_LIMIT_PER_MINUTE: '5' });
+    try {
+      const dev = await newDeveloper(t, 'Flooded', [REDIRECT]);
+      const q = new URLSearchParams({
+        response_type: 'code', client_id: dev.user_client_id, redirect_uri: REDIRECT, scope: 'external.appointment.read',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 's',
+      });
+      const rows = async () => Number((await t.db.selectFrom('authorization_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const statuses = (await Promise.all(Array.from({ length: 12 }, () => t.app.inject({ url: `/auth/authorize?${q}` })))).map((r) => r.statusCode);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+      expect(await rows()).toBe(5);
+      const refused = await t.app.inject({ url: `/auth/authorize?${q}` });
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.headers['content-type']).toMatch(/^text\/html/);
+      expect(refused.body).toContain('Too many sign-in requests');
+    } finally {
+      await t.close();
+    }
+  });
+});

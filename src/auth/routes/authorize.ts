@@ -28,6 +28,8 @@ import { issueAuthorizationCode } from '../authorize/issue-code.js';
 import { endLoginSession, resumeLoginSession, startLoginSession } from '../authorize/login-sessions.js';
 import { consentPage, errorPage, signInPage, signUpPage, type FieldErrors, type FormContext } from '../authorize/pages.js';
 import { SESSION_MAX_TTL_MS } from '../lifetimes.js';
+import { ApiError } from '../../http/errors.js';
+import type { RateLimiter } from '../../http/rate-limit.js';
 import { clear, refund, take, type LoginLimits } from '../rate-limit.js';
 
 export interface AuthorizeRouteDeps {
@@ -35,7 +37,12 @@ export interface AuthorizeRouteDeps {
   db: Db;
   verifier: TokenVerifier;
   limits: LoginLimits;
+  /** The API's rate limiter: the authorization endpoint is limited per client address with it. */
+  limiter?: RateLimiter | undefined;
 }
+
+/** Authorization requests per client address and minute (at most `RATE_LIMIT_PER_MINUTE`). */
+export const AUTHORIZE_PER_MINUTE = 120;
 
 const BROWSER_COOKIE = 'cb_browser';
 const SESSION_COOKIE = 'cb_session';
@@ -109,6 +116,16 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
     '/authorize',
     { config: HTML_ROUTE, schema: { tags: ['auth'], summary: 'Authorization endpoint: sign-in page (RFC 6749 §4.1.1, PKCE S256)', security: [] } },
     async (req, reply) => {
+      // Throttled per client address before anything is read or written (docs/auth.md, "Throttles").
+      if (deps.limiter) {
+        try {
+          await deps.limiter.take(reply, `authorize:ip:${req.ip}`, Math.min(AUTHORIZE_PER_MINUTE, config.rateLimitPerMinute));
+        } catch (e) {
+          if (!(e instanceof ApiError) || e.statusCode !== 429) throw e;
+          reply.header('retry-after', e.headers['retry-after'] ?? '60');
+          return sendPage(reply, 429, errorPage('Too many sign-in requests came from your network.', 'Wait a minute, then return to the app you came from and start again.'));
+        }
+      }
       const check = await checkAuthorizeRequest({ config, db, verifier: deps.verifier }, req.query as Record<string, unknown>);
       if (check.kind === 'error-page') return sendPage(reply, 400, errorPage(check.message));
       if (check.kind === 'redirect-error') return toClient(reply, check, { error: check.error, error_description: check.description });
