@@ -56,3 +56,6 @@ export const forbidden = (scope: string | undefined, message: string): ApiError 
       ? `Bearer error="insufficient_scope", scope="${scope}"`
       : 'Bearer error="insufficient_scope"',
   });
+
+/** 403 for a sandbox write to a provider-location other developers share (docs/decisions/0007). */
+export const sharedInSandbox = (field: string, message: string): ApiError => new ApiError(403, 'invalid_request', [{ field, message }]);

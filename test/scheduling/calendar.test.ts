@@ -101,8 +101,9 @@ describe(`calendar timeslots (${engineName})`, () => {
 
   it('refuses a local time inside the spring-forward gap', async () => {
     const res = await e.t.app.inject({
-      method: 'PUT', url: url('pr_ny', 'date=2027-03-14'), headers: bearer(e.token),
-      payload: { timeslots: [{ provider_id: 'pr_ny', location_id: 'lo_ny', start_time: '2027-03-14T02:30', time_zone: 'America/New_York' }] },
+      // pr_ny2, not pr_ny: pr_ny is shared with another developer's sandbox directory, which refuses calendar writes.
+      method: 'PUT', url: url('pr_ny2', 'date=2027-03-14'), headers: bearer(e.token),
+      payload: { timeslots: [{ provider_id: 'pr_ny2', location_id: 'lo_ny', start_time: '2027-03-14T02:30', time_zone: 'America/New_York' }] },
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].message).toContain('daylight-saving');

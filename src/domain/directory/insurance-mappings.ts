@@ -3,6 +3,7 @@
  * it accepts, the plans it could accept (active, covering its state, of its care categories) grouped
  * by carrier and network, and asynchronous change requests applied by a background job.
  */
+import { sharedWithOtherDevelopers } from '../sandbox/shared-writes.js';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
@@ -74,7 +75,9 @@ export type MappingRequestResult =
   | { kind: 'accepted'; requestId: string }
   | { kind: 'not_found' }
   | { kind: 'practice_managed' }
-  | { kind: 'unknown_plans'; ids: string[] };
+  | { kind: 'unknown_plans'; ids: string[] }
+  /** Sandbox only: other developers' directories hold the provider-location too (docs/decisions/0007). */
+  | { kind: 'shared_in_sandbox' };
 
 /** Records a change request (contracts.md §4); the job applies it shortly after. */
 export async function requestInsuranceMappingChange(
@@ -85,6 +88,9 @@ export async function requestInsuranceMappingChange(
   const ctx = await plContext(db, caller, input.providerLocationId);
   if (!ctx) return { kind: 'not_found' };
   if (ctx.managed_at_practice) return { kind: 'practice_managed' };
+  if (caller.env === 'sandbox' && (await sharedWithOtherDevelopers(db, caller, { providerLocationIds: [input.providerLocationId] })).length) {
+    return { kind: 'shared_in_sandbox' };
+  }
   const ids = [...new Set(input.insurancePlanIds)];
   if (ids.length) {
     const found = await db.selectFrom('insurance_plans').select('id').where('env', '=', caller.env).where('id', 'in', ids).execute();

@@ -9,7 +9,9 @@ import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
 import { calendarLocations, MAX_SLOTS_PER_PUT, readCalendar, replaceCalendar } from '../../../domain/scheduling/calendar.js';
 import { isLocalDate } from '../../../domain/scheduling/local-time.js';
+import { sharedWithOtherDevelopers } from '../../../domain/sandbox/shared-writes.js';
 import { principalOf } from '../../../http/auth-guard.js';
+import { sharedInSandbox } from '../../../http/errors.js';
 import { badRequest } from '../../../http/errors.js';
 import { errorResponses } from '../common-schemas.js';
 
@@ -118,14 +120,21 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = asyn
         body: Type.Object({ timeslots: Type.Optional(Type.Array(SlotIn, { maxItems: MAX_SLOTS_PER_PUT })) }),
         response: {
           200: Type.Object({ request_id: Type.String(), errors: Type.Object({ not_found_location_ids: Type.Array(Type.String()) }) }),
-          ...errorResponses(400, 404),
+          ...errorResponses(400, 403, 404),
         },
       },
     },
     async (req) => {
       const { provider_id } = req.params;
       checkDate(req.query.date);
-      const locations = await calendarLocations(db, principalOf(req), provider_id);
+      const principal = principalOf(req);
+      const locations = await calendarLocations(db, principal, provider_id);
+      if (config.appEnv === 'sandbox' && principal.kind === 'client') {
+        // A sandbox provider shared with other developers' directories: a push would change their
+        // calendars too (docs/decisions/0007-sandbox-writes-isolated.md).
+        const shared = await sharedWithOtherDevelopers(db, principal, { providerId: provider_id });
+        if (shared.length) throw sharedInSandbox('provider_id', `sandbox provider ${provider_id} is shared with other developers (${shared.slice(0, 5).join(', ')}); calendar writes to it are refused so they cannot affect them: push calendars to a provider only your directory holds`);
+      }
       const r = await replaceCalendar(db, config.appEnv, {
         providerId: provider_id,
         date: req.query.date,

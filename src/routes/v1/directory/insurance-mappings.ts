@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getInsuranceMappings, requestInsuranceMappingChange } from '../../../domain/directory/insurance-mappings.js';
 import { isProviderLocationId } from '../../../domain/directory/visible.js';
-import { badRequest, conflict, notFound } from '../../../http/errors.js';
+import { badRequest, conflict, notFound, sharedInSandbox } from '../../../http/errors.js';
 import { errorResponses } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
 import { InsuranceMappings } from './schemas.js';
@@ -26,7 +26,7 @@ export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & {
         tags: ['directory'],
         summary: "Read a provider-location's insurance plan mappings and the plans it could accept",
         params: Params,
-        response: { 200: Type.Object({ request_id: Type.String(), data: InsuranceMappings }), ...errorResponses(400, 404, 409) },
+        response: { 200: Type.Object({ request_id: Type.String(), data: InsuranceMappings }), ...errorResponses(400, 403, 404, 409) },
       },
     },
     async (req) => {
@@ -49,7 +49,7 @@ export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & {
           insurance_plan_ids: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 1000 }),
           operation: Type.Union([Type.Literal('Add'), Type.Literal('Remove'), Type.Literal('Replace')]),
         }),
-        response: { 202: Type.Object({ request_id: Type.String() }), ...errorResponses(400, 404, 409) },
+        response: { 202: Type.Object({ request_id: Type.String() }), ...errorResponses(400, 403, 404, 409) },
       },
     },
     async (req, reply) => {
@@ -67,6 +67,8 @@ export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & {
           throw notFound(`no provider-location ${req.params.provider_location_id} in your directory`, 'provider_location_id');
         case 'practice_managed':
           throw conflict("this provider-location's insurance plans are managed at practice level", 'provider_location_id');
+        case 'shared_in_sandbox':
+          throw sharedInSandbox('provider_location_id', `sandbox provider-location ${req.params.provider_location_id} is shared with other developers; insurance-mapping changes to it are refused so they cannot affect them`);
         case 'unknown_plans':
           throw badRequest('insurance_plan_ids', `unknown insurance plan(s): ${r.ids.slice(0, 10).join(', ')}`);
         case 'accepted':
