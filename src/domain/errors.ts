@@ -16,6 +16,24 @@ export interface ErrorBody {
   errors: FieldError[];
 }
 
+/**
+ * The errors of an earlier validation stage, then those of a later one for fields the earlier did
+ * not already name (a field too long for the schema is not also reported as, say, not found), with
+ * repeats dropped (docs/api/errors.md, "Validation").
+ */
+export function mergeFieldErrors(earlier: FieldError[], later: FieldError[]): FieldError[] {
+  const named = new Set(earlier.map((e) => e.field).filter((f): f is string => f !== undefined));
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of [...earlier, ...later.filter((l) => l.field === undefined || !named.has(l.field))]) {
+    const key = `${e.field ?? ''}\u0000${e.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(e);
+  }
+  return out;
+}
+
 /** An error that maps to a §7 error response. Throw it from handlers and domain code alike. */
 export class ApiError extends Error {
   constructor(

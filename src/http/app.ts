@@ -23,6 +23,7 @@ import { attachmentRoutes } from '../routes/v1/attachments/index.js';
 import { demoRoutes } from '../routes/demo/index.js';
 import { makeGuard } from './auth-guard.js';
 import { installIdempotency } from './idempotency.js';
+import { installOnePassValidation } from './one-pass-validation.js';
 import { installJsonBodyParser } from './json-body.js';
 import { createRateLimiter } from './rate-limit.js';
 import { installErrorHandlers, sendError } from './error-handler.js';
@@ -136,7 +137,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // caller gets 401 without its body being read, and malformed requests are rate limited too.
   app.decorate('guard', makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys }), limiter));
 
-  // Scheduling and booking (issue #8). Idempotency-Key first, so every /v1 POST registered after it gets it.
+  // One-pass validation and Idempotency-Key first, so every route registered after them gets them.
+  installOnePassValidation(app);
   installIdempotency(app, db);
   await app.register(appointmentRoutes, { config, db });
   await app.register(availabilityRoutes, { config, db });

@@ -17,6 +17,29 @@ export class WebhookInputError extends Error {
   }
 }
 
+/**
+ * Every error of a receiver URL and signing key (docs/api/errors.md, "Validation"): the URL against
+ * the outbound address policy (docs/webhooks.md, "Where webhooks may go"), the key's base64 form.
+ * Any value is taken (one of the wrong type is skipped: the schema names it); `fields` names them
+ * as the calling route does.
+ */
+export function webhookTargetErrors(
+  input: { url: unknown; key: unknown },
+  policy: ReturnType<typeof policyFor>,
+  fields: { url: string; key: string },
+): { field: string; message: string }[] {
+  const errors: { field: string; message: string }[] = [];
+  if (typeof input.url === 'string') {
+    try {
+      checkUrl(input.url, policy);
+    } catch (e) {
+      errors.push({ field: fields.url, message: e instanceof TargetRefused ? e.message : 'must be a valid URL' });
+    }
+  }
+  if (typeof input.key === 'string' && !isBase64Key(input.key)) errors.push({ field: fields.key, message: 'must be a base64 string' });
+  return errors;
+}
+
 export interface WebhookEndpoint {
   url: string;
   /** Keys to sign with now: the current one, and the previous one during the overlap. */
@@ -33,12 +56,8 @@ export async function setWebhookEndpoint(
   db: Db,
   input: { env: Env; developerId: string; url: string; key: string; allowPrivateTargets: boolean; now?: Date },
 ): Promise<void> {
-  try {
-    checkUrl(input.url, policyFor(input.env, input.allowPrivateTargets));
-  } catch (e) {
-    throw new WebhookInputError('url', e instanceof TargetRefused ? e.message : 'invalid URL');
-  }
-  if (!isBase64Key(input.key)) throw new WebhookInputError('key', 'must be a base64 string');
+  const [problem] = webhookTargetErrors(input, policyFor(input.env, input.allowPrivateTargets), { url: 'url', key: 'key' });
+  if (problem) throw new WebhookInputError(problem.field, problem.message);
   const now = input.now ?? new Date();
   await db.transaction().execute(async (trx) => {
     const dev = await trx.selectFrom('developers').select('id').where('id', '=', input.developerId).where('env', '=', input.env).executeTakeFirst();

@@ -37,7 +37,7 @@ describe('operator: admin API, seed and the sandbox bootstrap', () => {
   it('refuses a bad redirect URI naming the field', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/admin/v1/developers', headers: admin, payload: { name: 'x', redirect_uris: ['javascript:alert(1)'] } });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors[0].field).toBe('redirect_uris');
+    expect(res.json().errors[0].field).toBe('redirect_uris[0]');
   });
 
   it('creates users: patients, providers tied to a provider, and refuses duplicates and bad input', async () => {

@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { badRequest } from '../errors.js';
+import { ApiError, type FieldError } from '../errors.js';
 import type { Principal } from '../credentials/principal.js';
 import { recordChange, type Actor } from './events.js';
 import { release } from './holds.js';
@@ -27,11 +27,22 @@ export interface CancelInput {
   cancellation_reason?: string;
 }
 
-/** The reason rules of interface.md §2.2. */
-export function checkCancellationReason(input: Pick<CancelInput, 'cancellation_reason' | 'cancellation_reason_type'>): void {
-  if (input.cancellation_reason !== undefined && !FREE_TEXT_TYPES.includes(input.cancellation_reason_type ?? '')) {
-    throw badRequest('cancellation_reason', 'is allowed only with cancellation_reason_type other_patient_reason or other_provider_reason');
+/**
+ * The reason rules a schema does not say (docs/api/errors.md, "Validation"): free text only with a
+ * free-text reason type. Takes any body, so it also serves one the schema refused.
+ */
+export function cancellationReasonErrors(body: unknown): FieldError[] {
+  const input = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const type = typeof input.cancellation_reason_type === 'string' ? input.cancellation_reason_type : '';
+  if (input.cancellation_reason !== undefined && !FREE_TEXT_TYPES.includes(type)) {
+    return [{ field: 'cancellation_reason', message: 'is allowed only with cancellation_reason_type other_patient_reason or other_provider_reason' }];
   }
+  return [];
+}
+
+function checkCancellationReason(input: Pick<CancelInput, 'cancellation_reason' | 'cancellation_reason_type'>): void {
+  const errors = cancellationReasonErrors(input);
+  if (errors.length) throw new ApiError(400, 'invalid_request', errors);
 }
 
 /** Moves a locked row to cancelled, releases its time and writes the event (shared with the operator move). */

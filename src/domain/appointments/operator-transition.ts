@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
-import { badRequest } from '../errors.js';
+import { ApiError, type FieldError } from '../errors.js';
 import { applyCancel, CANCELLATION_REASON_TYPES, type CancellationReasonType } from './cancel.js';
 import type { Actor } from './events.js';
 import { lockAny } from './lock.js';
@@ -16,6 +16,23 @@ import { inTransaction } from './transactions.js';
 
 export const OPERATOR_TARGETS: OperatorTarget[] = ['confirmed', 'booking_failed', 'cancelled', 'rescheduled', 'reschedule_failed'];
 
+/**
+ * Every error of an operator move's input at once (docs/api/errors.md, "Validation"): a known
+ * target, a known reason type, and a reason type only with `to: cancelled`. Any value is taken.
+ */
+export function operatorTransitionErrors(body: unknown): FieldError[] {
+  const b = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (typeof b.to === 'string' && !OPERATOR_TARGETS.includes(b.to as OperatorTarget)) errors.push({ field: 'to', message: `must be one of: ${OPERATOR_TARGETS.join(', ')}` });
+  const reason = b.cancellation_reason_type;
+  if (typeof reason === 'string') {
+    if (!CANCELLATION_REASON_TYPES.includes(reason as CancellationReasonType)) {
+      errors.push({ field: 'cancellation_reason_type', message: `must be one of: ${CANCELLATION_REASON_TYPES.join(', ')}` });
+    } else if (b.to !== 'cancelled') errors.push({ field: 'cancellation_reason_type', message: 'is allowed only with to=cancelled' });
+  }
+  return errors;
+}
+
 export async function operatorTransition(
   db: Kysely<Database>,
   env: Env,
@@ -23,14 +40,9 @@ export async function operatorTransition(
   input: { to: string; cancellation_reason_type?: string },
   opts: { requestId?: string } = {},
 ): Promise<{ appointment_id: string; appointment_status: string; developer_patient_id?: string }> {
-  if (!OPERATOR_TARGETS.includes(input.to as OperatorTarget)) throw badRequest('to', `must be one of: ${OPERATOR_TARGETS.join(', ')}`);
+  const errors = operatorTransitionErrors(input);
+  if (errors.length) throw new ApiError(400, 'invalid_request', errors);
   const to = input.to as OperatorTarget;
-  if (input.cancellation_reason_type !== undefined) {
-    if (to !== 'cancelled') throw badRequest('cancellation_reason_type', 'is allowed only with to=cancelled');
-    if (!CANCELLATION_REASON_TYPES.includes(input.cancellation_reason_type as CancellationReasonType)) {
-      throw badRequest('cancellation_reason_type', `must be one of: ${CANCELLATION_REASON_TYPES.join(', ')}`);
-    }
-  }
   const actor: Actor = { kind: 'operator', ...(opts.requestId ? { requestId: opts.requestId } : {}) };
   return inTransaction(db, async (trx) => {
     const row = await lockAny(trx, env, id);

@@ -39,34 +39,53 @@ export function phoneError(phone: string): string | undefined {
   return undefined;
 }
 
-/** Field errors of a patient (prefix `data.patient`); empty when valid. */
-export function patientErrors(p: PatientInput, now: Date): FieldError[] {
+/** A string value, or undefined for anything else (a check of input the schema refused skips it). */
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+/**
+ * Field errors of a patient (prefix `data.patient`); empty when valid. Takes any value: a field of
+ * the wrong type is skipped (the schema names it), so this also serves input the schema refused.
+ */
+export function patientErrors(patient: PatientInput | unknown, now: Date): FieldError[] {
   const errors: FieldError[] = [];
+  const p = obj(patient);
+  if (!p) return errors;
   const f = (field: string, message: string) => errors.push({ field: `data.patient.${field}`, message });
-  if (!p.first_name.trim()) f('first_name', 'must not be blank');
-  if (!p.last_name.trim()) f('last_name', 'must not be blank');
-  const dob = /^\d{4}-\d{2}-\d{2}$/.test(p.date_of_birth) ? DateTime.fromISO(p.date_of_birth, { zone: 'UTC' }) : undefined;
-  if (!dob?.isValid) f('date_of_birth', 'must be a real date YYYY-MM-DD');
-  else if (dob.toMillis() > now.getTime()) f('date_of_birth', 'must not be in the future');
-  else if (dob.year < 1880) f('date_of_birth', 'must be after 1880');
-  const phone = phoneError(p.phone_number);
+  const blank = (v: unknown) => str(v) !== undefined && !str(v)!.trim();
+  if (blank(p.first_name)) f('first_name', 'must not be blank');
+  if (blank(p.last_name)) f('last_name', 'must not be blank');
+  const dobText = str(p.date_of_birth);
+  if (dobText !== undefined) {
+    const dob = /^\d{4}-\d{2}-\d{2}$/.test(dobText) ? DateTime.fromISO(dobText, { zone: 'UTC' }) : undefined;
+    if (!dob?.isValid) f('date_of_birth', 'must be a real date YYYY-MM-DD');
+    else if (dob.toMillis() > now.getTime()) f('date_of_birth', 'must not be in the future');
+    else if (dob.year < 1880) f('date_of_birth', 'must be after 1880');
+  }
+  const phoneText = str(p.phone_number);
+  const phone = phoneText !== undefined ? phoneError(phoneText) : undefined;
   if (phone) f('phone_number', phone);
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(p.email_address)) f('email_address', 'must be an e-mail address');
-  const a = p.patient_address;
-  if (!a.address1.trim()) f('patient_address.address1', 'must not be blank');
-  if (!a.city.trim()) f('patient_address.city', 'must not be blank');
-  if (!STATES.has(a.state)) f('patient_address.state', 'must be a two-letter US state code');
-  if (!/^\d{5}$/.test(a.zip_code)) f('patient_address.zip_code', 'must be 5 digits');
-  const ins = p.insurance;
+  const email = str(p.email_address);
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) f('email_address', 'must be an e-mail address');
+  const a = obj(p.patient_address);
+  if (a) {
+    if (blank(a.address1)) f('patient_address.address1', 'must not be blank');
+    if (blank(a.city)) f('patient_address.city', 'must not be blank');
+    if (str(a.state) !== undefined && !STATES.has(str(a.state)!)) f('patient_address.state', 'must be a two-letter US state code');
+    if (str(a.zip_code) !== undefined && !/^\d{5}$/.test(str(a.zip_code)!)) f('patient_address.zip_code', 'must be 5 digits');
+  }
+  const ins = obj(p.insurance);
   if (ins) {
-    const plan = ins.insurance_plan_id?.trim();
+    const plan = str(ins.insurance_plan_id)?.trim();
     if (plan && ins.is_self_pay === true) f('insurance', 'names an insurance plan and is_self_pay: true; send one or the other');
     else if (!plan && ins.is_self_pay !== true) f('insurance', 'must name insurance_plan_id, or set is_self_pay: true');
   }
-  if (p.gender) {
-    if (new Set(p.gender).size !== p.gender.length) f('gender', 'must not repeat a value');
-    const alone = p.gender.find((g) => ALONE.includes(g));
-    if (alone && p.gender.length > 1) f('gender', `${alone} must be used alone`);
+  if (Array.isArray(p.gender)) {
+    const gender = p.gender as unknown[];
+    if (new Set(gender).size !== gender.length) f('gender', 'must not repeat a value');
+    const alone = gender.find((g) => typeof g === 'string' && ALONE.includes(g));
+    if (alone && gender.length > 1) f('gender', `${String(alone)} must be used alone`);
   }
   return errors;
 }

@@ -6,7 +6,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { badRequest, notFound } from '../errors.js';
+import { ApiError, notFound, type FieldError } from '../errors.js';
+import type { DateTime } from 'luxon';
 import type { Principal } from '../credentials/principal.js';
 import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { isScheduledStart } from '../scheduling/availability.js';
@@ -26,6 +27,46 @@ export interface RescheduleInput {
   start_time: string;
 }
 
+/** What a reschedule's checks found: the new time, its duration, or the error naming `start_time`. */
+type StartCheck = { ok: true; start: DateTime; duration: number } | { ok: false; error: FieldError };
+
+/**
+ * Checks a new start time for a visible appointment: its form, that the appointment exists (404)
+ * and may move (409), and that the schedule offers the time (400 naming `start_time`).
+ */
+async function checkStart(db: Kysely<Database>, principal: Principal, appointmentId: string, startTime: string, now: Date): Promise<StartCheck> {
+  const start = parseOffsetDateTime(startTime);
+  if (!start) return { ok: false, error: { field: 'start_time', message: 'must be an ISO-8601 date-time with a UTC offset' } };
+  // Read outside the transaction what the schedule check needs; the status is re-checked under lock.
+  const current = await visibleAppointments(db, principal)
+    .select(['appointments.provider_location_id', 'appointments.visit_reason_id', 'appointments.patient_type', 'appointments.appointment_status'])
+    .where('appointments.id', '=', appointmentId)
+    .executeTakeFirst();
+  if (!current) throw notFound(`appointment ${appointmentId} not found`, 'appointment_id');
+  assertMove('reschedule', current.appointment_status);
+  const pl = (await loadProviderLocations(db, principal.env, [current.provider_location_id])).get(current.provider_location_id);
+  if (!pl?.active) return { ok: false, error: { field: 'start_time', message: 'the provider location no longer takes bookings' } };
+  const duration = await visitReasonDuration(db, principal.env, pl, current.visit_reason_id, current.patient_type, 'visit_reason_id');
+  if (!(await isScheduledStart(db, { env: principal.env, pl, visitReasonId: current.visit_reason_id, patientType: current.patient_type, startMs: start.toMillis(), now }))) {
+    return { ok: false, error: { field: 'start_time', message: 'is not a start time the availability endpoint offers for this appointment' } };
+  }
+  return { ok: true, start, duration };
+}
+
+/**
+ * The `start_time` error of a reschedule body the schema refused (docs/api/errors.md,
+ * "Validation"), when it names an appointment and a time; none otherwise. Writes nothing.
+ */
+export async function rescheduleProblems(db: Kysely<Database>, principal: Principal, body: unknown, now = new Date()): Promise<FieldError[]> {
+  const b = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  if (typeof b.start_time !== 'string') return [];
+  if (typeof b.appointment_id !== 'string' || !b.appointment_id) {
+    return parseOffsetDateTime(b.start_time) ? [] : [{ field: 'start_time', message: 'must be an ISO-8601 date-time with a UTC offset' }];
+  }
+  const checked = await checkStart(db, principal, b.appointment_id, b.start_time, now);
+  return checked.ok ? [] : [checked.error];
+}
+
 export async function rescheduleAppointment(
   db: Kysely<Database>,
   principal: Principal,
@@ -33,22 +74,9 @@ export async function rescheduleAppointment(
   opts: { requestId?: string; now?: Date } = {},
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
-  const start = parseOffsetDateTime(input.start_time);
-  if (!start) throw badRequest('start_time', 'must be an ISO-8601 date-time with a UTC offset');
-  // Read outside the transaction what the schedule check needs; the status is re-checked under lock.
-  const current = await visibleAppointments(db, principal)
-    .select(['appointments.provider_location_id', 'appointments.visit_reason_id', 'appointments.patient_type', 'appointments.appointment_status'])
-    .where('appointments.id', '=', input.appointment_id)
-    .executeTakeFirst();
-  if (!current) throw notFound(`appointment ${input.appointment_id} not found`, 'appointment_id');
-  assertMove('reschedule', current.appointment_status);
-  const pl = (await loadProviderLocations(db, principal.env, [current.provider_location_id])).get(current.provider_location_id);
-  if (!pl?.active) throw badRequest('start_time', 'the provider location no longer takes bookings');
-  const duration = await visitReasonDuration(db, principal.env, pl, current.visit_reason_id, current.patient_type, 'visit_reason_id');
-  const startMs = start.toMillis();
-  if (!(await isScheduledStart(db, { env: principal.env, pl, visitReasonId: current.visit_reason_id, patientType: current.patient_type, startMs, now }))) {
-    throw badRequest('start_time', 'is not a start time the availability endpoint offers for this appointment');
-  }
+  const checked = await checkStart(db, principal, input.appointment_id, input.start_time, now);
+  if (!checked.ok) throw new ApiError(400, 'invalid_request', [checked.error]);
+  const { start, duration } = checked;
   const newStart = start.toJSDate();
   const newEnd = start.plus({ minutes: duration }).toJSDate();
 

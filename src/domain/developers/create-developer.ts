@@ -43,6 +43,15 @@ export function redirectUriProblem(uri: string, env: Env): string | undefined {
   return undefined;
 }
 
+/** Every bad redirect URI of a list, named `redirect_uris[i]` (any value taken; non-strings are the schema's to name). */
+export function redirectUriErrors(uris: unknown, env: Env): { field: string; message: string }[] {
+  if (!Array.isArray(uris)) return [];
+  return (uris as unknown[]).flatMap((uri, i) => {
+    const problem = typeof uri === 'string' ? redirectUriProblem(uri, env) : undefined;
+    return problem ? [{ field: `redirect_uris[${i}]`, message: problem }] : [];
+  });
+}
+
 /** Throws `InvalidRedirectUri` when {@link redirectUriProblem} finds one. */
 export function checkRedirectUri(uri: string, env: Env): void {
   const problem = redirectUriProblem(uri, env);

@@ -13,7 +13,7 @@ import type { Database, Env } from '../../db/schema.js';
 import { ApiError, badRequest, forbidden, notFound, type FieldError } from '../errors.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
-import { isIanaZone, utcIso } from './local-time.js';
+import { isIanaZone, isLocalDate, utcIso } from './local-time.js';
 
 export const MAX_SLOTS_PER_PUT = 1500;
 
@@ -118,8 +118,42 @@ export async function readCalendar(
 }
 
 /**
+ * Every error of a calendar push a schema cannot find (docs/api/errors.md, "Validation"): the date's
+ * form and, per slot, the provider id, the local start's form, date and existence in its zone, and
+ * the zone. Takes any value for `slots` (a slot or field of the wrong type is skipped: the schema
+ * names it), so it also serves a body the schema refused.
+ */
+export function calendarPushErrors(input: { providerId: string; date: unknown; slots: unknown }): FieldError[] {
+  const errors: FieldError[] = [];
+  const dateText = typeof input.date === 'string' ? input.date : undefined;
+  if (dateText !== undefined && !isLocalDate(dateText)) errors.push({ field: 'date', message: 'must be a date YYYY-MM-DD' });
+  // A slot's date is compared with a valid date only.
+  const date = dateText !== undefined && isLocalDate(dateText) ? dateText : undefined;
+  if (!Array.isArray(input.slots)) return errors;
+  (input.slots as unknown[]).forEach((slot, i) => {
+    if (slot === null || typeof slot !== 'object') return;
+    const s = slot as Record<string, unknown>;
+    const f = (field: string, message: string) => errors.push({ field: `timeslots[${i}].${field}`, message });
+    if (typeof s.provider_id === 'string' && s.provider_id !== input.providerId) f('provider_id', 'must match the provider id of the path');
+    const zone = typeof s.time_zone === 'string' ? s.time_zone : undefined;
+    const zoneOk = zone !== undefined && isIanaZone(zone);
+    if (zone !== undefined && !zoneOk) f('time_zone', 'must be an IANA time zone id');
+    if (typeof s.start_time !== 'string') return;
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(s.start_time)) return f('start_time', 'must be an ISO-8601 local date-time without offset');
+    if (date !== undefined && s.start_time.slice(0, 10) !== date) return f('start_time', 'date part must match the date parameter');
+    const local = DateTime.fromISO(s.start_time, { zone: 'UTC' });
+    if (!local.isValid) return f('start_time', 'is not a valid date-time');
+    if (!zoneOk) return;
+    const inZone = DateTime.fromISO(s.start_time, { zone });
+    if (inZone.hour !== local.hour || inZone.minute !== local.minute) f('start_time', `does not exist in ${zone} (daylight-saving gap)`);
+  });
+  return errors;
+}
+
+/**
  * Replaces every slot of `providerId` on local `date` with `slots` (an empty list erases them).
- * Slots at locations the caller may not manage are skipped and their ids reported.
+ * Slots at locations the caller may not manage are skipped and their ids reported. A push with any
+ * error (`calendarPushErrors`) changes nothing: 400 naming every bad field.
  */
 export async function replaceCalendar(
   db: Kysely<Database>,
@@ -127,42 +161,36 @@ export async function replaceCalendar(
   input: { providerId: string; date: string; slots: CalendarSlotInput[]; locationIds: Set<string> },
 ): Promise<{ notFoundLocationIds: string[] }> {
   if (input.slots.length > MAX_SLOTS_PER_PUT) throw badRequest('timeslots', `at most ${MAX_SLOTS_PER_PUT} timeslots`);
-  const errors: FieldError[] = [];
+  const errors = calendarPushErrors(input);
   const notFoundIds = new Set<string>();
   const rows: { id: string; env: Env; provider_id: string; location_id: string; local_date: string; start_local: string; time_zone: string; start_utc: Date; allowed_visit_reason_ids: string[] | null; excluded_visit_reason_ids: string[] | null; patient_type: 'new' | 'existing' | null }[] = [];
   const seen = new Set<string>();
-  input.slots.forEach((s, i) => {
-    const f = (field: string, message: string) => errors.push({ field: `timeslots[${i}].${field}`, message });
-    if (s.provider_id !== input.providerId) return f('provider_id', 'must match the provider id of the path');
-    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(s.start_time)) return f('start_time', 'must be an ISO-8601 local date-time without offset');
-    if (s.start_time.slice(0, 10) !== input.date) return f('start_time', 'date part must match the date parameter');
-    if (!isIanaZone(s.time_zone)) return f('time_zone', 'must be an IANA time zone id');
-    const local = DateTime.fromISO(s.start_time, { zone: 'UTC' });
-    if (!local.isValid) return f('start_time', 'is not a valid date-time');
-    const inZone = DateTime.fromISO(s.start_time, { zone: s.time_zone });
-    if (inZone.hour !== local.hour || inZone.minute !== local.minute) return f('start_time', `does not exist in ${s.time_zone} (daylight-saving gap)`);
-    if (!input.locationIds.has(s.location_id)) {
-      notFoundIds.add(s.location_id);
-      return;
+  if (!errors.length) {
+    for (const s of input.slots) {
+      if (!input.locationIds.has(s.location_id)) {
+        notFoundIds.add(s.location_id);
+        continue;
+      }
+      const local = DateTime.fromISO(s.start_time, { zone: 'UTC' });
+      const startLocal = local.toFormat("yyyy-MM-dd'T'HH:mm:ss");
+      const key = `${s.location_id}|${startLocal}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      rows.push({
+        id: prefixedId('ts'),
+        env,
+        provider_id: s.provider_id,
+        location_id: s.location_id,
+        local_date: input.date,
+        start_local: startLocal,
+        time_zone: s.time_zone,
+        start_utc: DateTime.fromISO(s.start_time, { zone: s.time_zone }).toJSDate(),
+        allowed_visit_reason_ids: s.allowed_visit_reason_ids?.length ? s.allowed_visit_reason_ids : null,
+        excluded_visit_reason_ids: s.excluded_visit_reason_ids?.length ? s.excluded_visit_reason_ids : null,
+        patient_type: s.patient_type ?? null,
+      });
     }
-    const startLocal = local.toFormat("yyyy-MM-dd'T'HH:mm:ss");
-    const key = `${s.location_id}|${startLocal}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    rows.push({
-      id: prefixedId('ts'),
-      env,
-      provider_id: s.provider_id,
-      location_id: s.location_id,
-      local_date: input.date,
-      start_local: startLocal,
-      time_zone: s.time_zone,
-      start_utc: inZone.toJSDate(),
-      allowed_visit_reason_ids: s.allowed_visit_reason_ids?.length ? s.allowed_visit_reason_ids : null,
-      excluded_visit_reason_ids: s.excluded_visit_reason_ids?.length ? s.excluded_visit_reason_ids : null,
-      patient_type: s.patient_type ?? null,
-    });
-  });
+  }
   if (errors.length) throw new ApiError(400, 'invalid_request', errors);
   await db.transaction().execute(async (trx) => {
     await trx

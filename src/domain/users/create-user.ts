@@ -4,9 +4,12 @@ import type { Env } from '../../db/schema.js';
 import { prefixedId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
 
+/** A refused new user: `field` and `message` name the first problem, `errors` all of them. */
 export class UserInputError extends Error {
-  constructor(readonly field: string, message: string) {
+  readonly errors: { field: string; message: string }[];
+  constructor(readonly field: string, message: string, errors?: { field: string; message: string }[]) {
     super(message);
+    this.errors = errors ?? [{ field, message }];
   }
 }
 
@@ -22,36 +25,48 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Minimum password length per NIST SP 800-63B §5.1.1.2. */
 export const MIN_PASSWORD_LENGTH = 8;
 
+/**
+ * Every problem of a new user at once (docs/api/errors.md, "Validation"): the e-mail's form, the
+ * password's length (NIST SP 800-63B §5.1.1.2), the provider id a provider needs (and that exists),
+ * and an e-mail already taken. Takes any value per field (one of the wrong type is skipped: a schema
+ * names it), so it also serves a request body the schema refused.
+ */
+export async function newUserErrors(db: Db, env: Env, input: { email?: unknown; password?: unknown; role?: unknown; provider_id?: unknown }): Promise<{ field: string; message: string }[]> {
+  const errors: { field: string; message: string }[] = [];
+  const email = typeof input.email === 'string' ? input.email.trim() : undefined;
+  const emailOk = email !== undefined && EMAIL.test(email) && email.length <= 255;
+  if (email !== undefined && !emailOk) errors.push({ field: 'email', message: 'must be a valid e-mail address' });
+  if (typeof input.password === 'string') {
+    if (input.password.length < MIN_PASSWORD_LENGTH) errors.push({ field: 'password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
+    if (input.password.length > 1024) errors.push({ field: 'password', message: 'must be at most 1024 characters' });
+  }
+  const providerId = typeof input.provider_id === 'string' && input.provider_id ? input.provider_id : null;
+  const [provider, taken] = await Promise.all([
+    input.role === 'provider' && providerId
+      ? db.selectFrom('providers').select('id').where('env', '=', env).where('id', '=', providerId).executeTakeFirst()
+      : undefined,
+    emailOk
+      ? db.selectFrom('users').select('id').where('env', '=', env).where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst()
+      : undefined,
+  ]);
+  if (input.role === 'provider') {
+    if (!providerId) errors.push({ field: 'provider_id', message: 'is required for a provider' });
+    else if (!provider) errors.push({ field: 'provider_id', message: `no provider ${providerId}` });
+  } else if (input.role === 'patient' && providerId) {
+    errors.push({ field: 'provider_id', message: 'only a provider user has a provider id' });
+  }
+  if (taken) errors.push({ field: 'email', message: 'a user with this e-mail already exists' });
+  return errors;
+}
+
 export async function createUser(
   db: Db,
   input: { env: Env; email: string; password: string; role: 'patient' | 'provider'; providerId?: string | null },
 ): Promise<NewUser> {
   const email = input.email.trim();
-  if (!EMAIL.test(email) || email.length > 255) throw new UserInputError('email', 'must be a valid e-mail address');
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new UserInputError('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  }
-  if (input.password.length > 1024) throw new UserInputError('password', 'must be at most 1024 characters');
   const providerId = input.providerId ?? null;
-  if (input.role === 'provider') {
-    if (!providerId) throw new UserInputError('provider_id', 'is required for a provider');
-    const exists = await db
-      .selectFrom('providers')
-      .select('id')
-      .where('env', '=', input.env)
-      .where('id', '=', providerId)
-      .executeTakeFirst();
-    if (!exists) throw new UserInputError('provider_id', `no provider ${providerId}`);
-  } else if (providerId) {
-    throw new UserInputError('provider_id', 'only a provider user has a provider id');
-  }
-  const taken = await db
-    .selectFrom('users')
-    .select('id')
-    .where('env', '=', input.env)
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-    .executeTakeFirst();
-  if (taken) throw new UserInputError('email', 'a user with this e-mail already exists');
+  const errors = await newUserErrors(db, input.env, { email, password: input.password, role: input.role, provider_id: providerId });
+  if (errors.length) throw new UserInputError(errors[0]!.field, errors[0]!.message, errors);
   const id = prefixedId('us');
   const passwordHash = await hashPassword(input.password);
   await db

@@ -7,11 +7,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { createDeveloper, InvalidRedirectUri } from '../../domain/developers/create-developer.js';
+import { createDeveloper, InvalidRedirectUri, redirectUriErrors } from '../../domain/developers/create-developer.js';
 import { importDirectory, UnknownImportDeveloper } from '../../domain/directory/import/import-directory.js';
 import { seedDirectory, UnknownDeveloper } from '../../domain/directory/seed-directory.js';
-import { createUser, UserInputError } from '../../domain/users/create-user.js';
-import { operatorTransition } from '../../domain/appointments/operator-transition.js';
+import { createUser, newUserErrors, UserInputError } from '../../domain/users/create-user.js';
+import { OPERATOR_TARGETS, operatorTransition, operatorTransitionErrors } from '../../domain/appointments/operator-transition.js';
+import { CANCELLATION_REASON_TYPES } from '../../domain/appointments/cancel.js';
 import { makeAdminGuard } from '../../http/admin-guard.js';
 import { adminWebhookRoutes } from './webhooks.js';
 import { adminRateLimitRoutes } from './developer-limits.js';
@@ -32,8 +33,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
 
   app.post(
     '/developers',
-    { schema: { tags: ['admin'], security, body: NewDeveloperBody, response: { 201: NewDeveloperResponse } } },
+    {
+      config: { alsoCheck: (req) => redirectUriErrors((req.body as { redirect_uris?: unknown } | null)?.redirect_uris, config.appEnv) },
+      schema: { tags: ['admin'], security, body: NewDeveloperBody, response: { 201: NewDeveloperResponse } },
+    },
     async (req, reply) => {
+      const errors = redirectUriErrors(req.body.redirect_uris, config.appEnv);
+      if (errors.length) throw new ApiError(400, 'invalid_request', errors);
       try {
         const dev = await createDeveloper(db, { env: config.appEnv, name: req.body.name, redirectUris: req.body.redirect_uris ?? [] });
         return reply.code(201).send(dev);
@@ -46,7 +52,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
 
   app.post(
     '/users',
-    { schema: { tags: ['admin'], security, body: NewUserBody, response: { 201: NewUserResponse } } },
+    {
+      config: { alsoCheck: (req) => newUserErrors(db, config.appEnv, (req.body ?? {}) as Record<string, unknown>) },
+      schema: { tags: ['admin'], security, body: NewUserBody, response: { 201: NewUserResponse } },
+    },
     async (req, reply) => {
       try {
         const user = await createUser(db, {
@@ -58,7 +67,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
         });
         return reply.code(201).send(user);
       } catch (e) {
-        if (e instanceof UserInputError) throw badRequest(e.field, e.message);
+        if (e instanceof UserInputError) throw new ApiError(400, 'invalid_request', e.errors);
         throw e;
       }
     },
@@ -116,14 +125,15 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
   app.post(
     '/appointments/:appointment_id/transition',
     {
+      config: { alsoCheck: (req) => operatorTransitionErrors(req.body) },
       schema: {
         tags: ['admin'],
         security,
         summary: 'Move an appointment as the provider or the service would',
         params: Type.Object({ appointment_id: Type.String({ minLength: 1 }) }),
         body: Type.Object({
-          to: Type.String({ description: 'confirmed, booking_failed, cancelled, rescheduled or reschedule_failed' }),
-          cancellation_reason_type: Type.Optional(Type.String()),
+          to: Type.String({ enum: OPERATOR_TARGETS, description: 'The status to move the appointment to' }),
+          cancellation_reason_type: Type.Optional(Type.String({ enum: [...CANCELLATION_REASON_TYPES], description: 'Only with `to: cancelled`' })),
         }),
         response: {
           200: Type.Object({

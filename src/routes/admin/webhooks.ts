@@ -6,8 +6,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { badRequest, notFound } from '../../http/errors.js';
-import { setWebhookEndpoint, WebhookInputError } from '../../webhooks/endpoints.js';
+import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import { setWebhookEndpoint, WebhookInputError, webhookTargetErrors } from '../../webhooks/endpoints.js';
+import { policyFor } from '../../webhooks/target-policy.js';
 import { listDeliveries, replayEvents } from '../../webhooks/worker.js';
 
 const security = [{ AdminToken: [] }];
@@ -27,9 +28,15 @@ const Delivery = Type.Object({
 });
 
 export const adminWebhookRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Db }> = async (app, { config, db }) => {
+  const policy = policyFor(config.appEnv, config.allowPrivateWebhookTargets);
+  const targetErrors = (body: unknown) => {
+    const b = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+    return webhookTargetErrors({ url: b.url, key: b.key }, policy, { url: 'url', key: 'key' });
+  };
   app.put(
     '/developers/:developer_id/webhook',
     {
+      config: { alsoCheck: (req) => targetErrors(req.body) },
       schema: {
         tags: ['admin'],
         summary: "Set a developer's webhook receiver",
@@ -40,6 +47,8 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox<{ config: Config; db:
       },
     },
     async (req) => {
+      const errors = targetErrors(req.body);
+      if (errors.length) throw new ApiError(400, 'invalid_request', errors);
       try {
         await setWebhookEndpoint(db, { env: config.appEnv, developerId: req.params.developer_id, url: req.body.url, key: req.body.key, allowPrivateTargets: config.allowPrivateWebhookTargets });
       } catch (e) {

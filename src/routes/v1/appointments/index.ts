@@ -9,16 +9,16 @@ import { Type } from 'typebox';
 import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
 import type { AppointmentStatus } from '../../../db/schema.js';
-import { cancelAppointment } from '../../../domain/appointments/cancel.js';
+import { cancelAppointment, cancellationReasonErrors } from '../../../domain/appointments/cancel.js';
 import { confirmAppointment } from '../../../domain/appointments/confirm.js';
 import { BookingContextCache } from '../../../domain/appointments/booking-context-cache.js';
-import { createAppointment } from '../../../domain/appointments/create.js';
+import { bookingProblems, createAppointment } from '../../../domain/appointments/create.js';
 import { AuditBuffer } from '../../../domain/appointments/audit-buffer.js';
 import { audit } from '../../../domain/appointments/events.js';
 import { LIST_CAP, listAppointments, type ListFilter } from '../../../domain/appointments/list.js';
 import { appointmentParticipants } from '../../../domain/appointments/participants.js';
 import { createFields, fullRecord, VisibleRecordReader } from '../../../domain/appointments/record.js';
-import { rescheduleAppointment } from '../../../domain/appointments/reschedule.js';
+import { rescheduleAppointment, rescheduleProblems } from '../../../domain/appointments/reschedule.js';
 import { APPOINTMENT_STATUSES } from '../../../domain/appointments/states.js';
 import { updateAppointmentStatus } from '../../../domain/appointments/update-status.js';
 import { LocalClock, parseUtcTimestamp } from '../../../domain/scheduling/local-time.js';
@@ -66,6 +66,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
     '/v1/appointments',
     {
       onRequest: write,
+      config: { alsoCheck: (req) => bookingProblems(db, principalOf(req), req.body) },
       schema: {
         tags,
         summary: 'Book an appointment at a start time the availability endpoint offers',
@@ -183,6 +184,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
     '/v1/appointments/cancel',
     {
       onRequest: write,
+      config: { alsoCheck: (req) => cancellationReasonErrors(req.body) },
       schema: {
         tags,
         summary: 'Cancel an appointment that is not already cancelled; releases its time',
@@ -197,6 +199,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
     '/v1/appointments/reschedule',
     {
       onRequest: write,
+      config: { alsoCheck: (req) => rescheduleProblems(db, principalOf(req), req.body) },
       schema: {
         tags,
         summary: 'Move an appointment to a new start time (only the time changes)',

@@ -10,18 +10,17 @@ import type { Db } from '../../../db/database.js';
 import { availabilityOf, firstAvailability, type Timeslot } from '../../../domain/scheduling/availability.js';
 import { loadProviderLocations } from '../../../domain/scheduling/schedule-data.js';
 import { acceptingInsurance } from '../../../domain/scheduling/insurance-filter.js';
-import { isLocalDate, LocalClock } from '../../../domain/scheduling/local-time.js';
+import { LocalClock } from '../../../domain/scheduling/local-time.js';
+import { availabilityQueryErrors, idList, spanError } from '../../../domain/scheduling/availability-query.js';
 import { principalOf } from '../../../http/auth-guard.js';
-import { badRequest, notFound } from '../../../http/errors.js';
-import { commaList, errorResponses } from '../common-schemas.js';
+import { ApiError, notFound } from '../../../http/errors.js';
+import { errorResponses } from '../common-schemas.js';
 
 export interface AvailabilityRouteDeps {
   config: Config;
   db: Db;
 }
 
-const MAX_IDS = 50;
-const MAX_SPAN_DAYS = 31;
 
 const Timeslot = Type.Object({
   start_time: Type.String({ description: 'ISO-8601 with the provider\'s own UTC offset' }),
@@ -54,6 +53,17 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
     '/v1/provider_locations/availability',
     {
       onRequest: app.guard({ allowAnonymous: true }),
+      config: {
+        alsoCheck: async (req) => {
+          const q = req.query as Record<string, unknown>;
+          const errors = availabilityQueryErrors(q, new LocalClock());
+          if (typeof q.visit_reason_id === 'string' && q.visit_reason_id) {
+            const vr = await db.selectFrom('visit_reasons').select('id').where('env', '=', config.appEnv).where('id', '=', q.visit_reason_id).executeTakeFirst();
+            if (!vr) errors.push({ field: 'visit_reason_id', message: `unknown visit reason ${q.visit_reason_id}` });
+          }
+          return errors;
+        },
+      },
       schema: {
         tags: ['availability'],
         summary: 'Bookable start times per provider location for a visit reason and patient type',
@@ -65,34 +75,28 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
       const q = req.query;
       const p = principalOf(req);
       const env = config.appEnv;
-      const ids = commaList(q.provider_location_ids);
-      if (ids.length === 0) throw badRequest('provider_location_ids', 'is required');
-      if (ids.length > MAX_IDS) throw badRequest('provider_location_ids', `at most ${MAX_IDS} ids`);
+      const ids = idList(q.provider_location_ids);
       const clock = new LocalClock();
       const start = q.start_date_in_provider_local_time;
       const end = q.end_date_in_provider_local_time;
-      if (start !== undefined && !isLocalDate(start)) throw badRequest('start_date_in_provider_local_time', 'must be a date YYYY-MM-DD');
-      if (end !== undefined && !isLocalDate(end)) throw badRequest('end_date_in_provider_local_time', 'must be a date YYYY-MM-DD');
       const now = new Date();
-      // The window (contracts.md §4): the end is inclusive, at most 31 days after the start. Without a
-      // start date the start is today in each provider's own zone, so that case is checked per
-      // provider-location once they are loaded.
-      const checkSpan = (from: string): void => {
-        if (end === undefined) return;
-        if (end < from) throw badRequest('end_date_in_provider_local_time', `must not be before the start date (${from})`);
-        if (clock.daysBetween(from, end) > MAX_SPAN_DAYS) {
-          throw badRequest('end_date_in_provider_local_time', `must be at most ${MAX_SPAN_DAYS} days after the start date (${from})`);
-        }
-      };
-      if (start !== undefined) checkSpan(start);
+      // Every error at once; provider-locations are loaded only for a list of a valid size.
+      const errors = availabilityQueryErrors(q, clock);
       const unique = [...new Set(ids)];
+      const idsOk = !errors.some((e) => e.field === 'provider_location_ids');
       const [vr, loaded] = await Promise.all([
         db.selectFrom('visit_reasons').select('id').where('env', '=', env).where('id', '=', q.visit_reason_id).executeTakeFirst(),
-        loadProviderLocations(db, env, unique, { developerId: p.developerId }),
+        idsOk ? loadProviderLocations(db, env, unique, { developerId: p.developerId }) : undefined,
       ]);
-      if (!vr) throw badRequest('visit_reason_id', `unknown visit reason ${q.visit_reason_id}`);
+      if (!vr) errors.push({ field: 'visit_reason_id', message: `unknown visit reason ${q.visit_reason_id}` });
+      if (errors.length || !loaded) throw new ApiError(400, 'invalid_request', errors);
       const missing = unique.filter((id) => !loaded.get(id)?.active);
       if (missing.length) throw notFound(`provider locations not in your directory: ${missing.join(', ')}`, 'provider_location_ids');
+      // Without a start date the window starts today in each provider's own zone: checked per provider-location.
+      const checkSpan = (from: string): void => {
+        const e = spanError(clock, from, end);
+        if (e) throw new ApiError(400, 'invalid_request', [e]);
+      };
       if (start === undefined) for (const id of unique) checkSpan(clock.today(loaded.get(id)!.timeZone, now));
 
       let eligible = unique;

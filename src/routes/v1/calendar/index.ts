@@ -7,12 +7,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
-import { calendarLocations, MAX_SLOTS_PER_PUT, readCalendar, replaceCalendar } from '../../../domain/scheduling/calendar.js';
+import { calendarLocations, calendarPushErrors, MAX_SLOTS_PER_PUT, readCalendar, replaceCalendar } from '../../../domain/scheduling/calendar.js';
 import { isLocalDate } from '../../../domain/scheduling/local-time.js';
 import { sharedWithOtherDevelopers } from '../../../domain/sandbox/shared-writes.js';
 import { principalOf } from '../../../http/auth-guard.js';
 import { sharedInSandbox } from '../../../http/errors.js';
-import { badRequest } from '../../../http/errors.js';
+import { ApiError, badRequest } from '../../../http/errors.js';
 import { errorResponses } from '../common-schemas.js';
 
 export interface CalendarRouteDeps {
@@ -108,6 +108,12 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = asyn
     path,
     {
       onRequest: app.guard({ scope: 'external.calendar.write', allowProviderUser: true }),
+      config: {
+        alsoCheck: (req) => {
+          const { params, query, body } = req as { params: { provider_id?: unknown }; query: { date?: unknown }; body: { timeslots?: unknown } | null };
+          return calendarPushErrors({ providerId: String(params.provider_id ?? ''), date: query?.date, slots: body?.timeslots });
+        },
+      },
       // No body at all erases the date too (interface.md §4.16).
       preValidation: async (req) => {
         if (req.body === undefined || req.body === null) req.body = {};
@@ -126,7 +132,8 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = asyn
     },
     async (req) => {
       const { provider_id } = req.params;
-      checkDate(req.query.date);
+      const problems = calendarPushErrors({ providerId: provider_id, date: req.query.date, slots: req.body.timeslots });
+      if (problems.length) throw new ApiError(400, 'invalid_request', problems);
       const principal = principalOf(req);
       const locations = await calendarLocations(db, principal, provider_id);
       if (config.appEnv === 'sandbox' && principal.kind === 'client') {

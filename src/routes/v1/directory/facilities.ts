@@ -2,12 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { facilitiesById, searchFacilities } from '../../../domain/directory/facilities.js';
-import { zipCentroid } from '../../../domain/directory/geo.js';
-import { getVisitReason } from '../../../domain/directory/reference-data.js';
-import { badRequest, notFound } from '../../../http/errors.js';
+import { ApiError, notFound } from '../../../http/errors.js';
 import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
-import { checkPlan, MAX_NPIS, parseNpis } from './providers.js';
+import { facilitySearchParameters, MAX_NPIS } from '../../../domain/directory/search-parameters.js';
 import { Facility, MaxDistance, ZipCode } from './schemas.js';
 
 export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db }) => {
@@ -17,6 +15,7 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
     '/v1-beta/facilities',
     {
       onRequest: anyToken,
+      config: { alsoCheck: async (req) => (await facilitySearchParameters(db, config.appEnv, req.query as Record<string, unknown>)).errors },
       schema: {
         tags: ['facilities (beta)'],
         summary: 'Find facilities of your directory by NPI or near a ZIP code',
@@ -34,14 +33,8 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
     },
     async (req) => {
       const q = req.query;
-      const npis = parseNpis(q.npis, false);
-      if (!npis && !q.zip_code) throw badRequest('zip_code', 'npis or zip_code is required');
-      const origin = q.zip_code ? zipCentroid(q.zip_code) : undefined;
-      if (q.zip_code && !origin) throw badRequest('zip_code', `unknown ZIP code ${q.zip_code}`);
-      if (q.visit_reason_id && !(await getVisitReason(db, config.appEnv, q.visit_reason_id))) {
-        throw badRequest('visit_reason_id', `unknown visit reason ${q.visit_reason_id}`);
-      }
-      await checkPlan(db, config.appEnv, q.insurance_plan_id);
+      const { npis, origin, errors } = await facilitySearchParameters(db, config.appEnv, q);
+      if (errors.length) throw new ApiError(400, 'invalid_request', errors);
       const r = await searchFacilities(
         db,
         callerOf(req, config),

@@ -4,40 +4,15 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Db } from '../../../db/database.js';
-import type { Env } from '../../../db/schema.js';
-import { zipCentroid } from '../../../domain/directory/geo.js';
-import { existingPlanIds } from '../../../domain/directory/insurance-plans.js';
 import { loadProviderLocationViews } from '../../../domain/directory/provider-location-view.js';
 import { searchProviderLocations } from '../../../domain/directory/provider-location-search.js';
 import { searchProvidersByNpi } from '../../../domain/directory/provider-search.js';
-import { getSpecialty, getVisitReason } from '../../../domain/directory/reference-data.js';
+import { MAX_NPIS, npiList, npiSearchErrors, planErrors, providerSearchParameters } from '../../../domain/directory/search-parameters.js';
 import { isProviderLocationId } from '../../../domain/directory/visible.js';
-import { badRequest, notFound } from '../../../http/errors.js';
-import { commaList, errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-schemas.js';
+import { ApiError, notFound, type FieldError } from '../../../http/errors.js';
+import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
 import { MaxDistance, ProviderLocation, ProviderSearchProvider, ZipCode } from './schemas.js';
-
-export const MAX_NPIS = 50;
-
-/** `npis`: a comma list of at most 50 ten-digit NPIs (interface.md §4.9, §8). */
-export function parseNpis(raw: string | undefined, required: boolean): string[] | undefined {
-  const npis = commaList(raw);
-  if (npis.length === 0) {
-    if (required) throw badRequest('npis', 'is required: a comma-delimited list of NPIs');
-    return undefined;
-  }
-  if (npis.length > MAX_NPIS) throw badRequest('npis', `must list at most ${MAX_NPIS} NPIs, got ${npis.length}`);
-  const bad = npis.filter((n) => !/^\d{10}$/.test(n));
-  if (bad.length) throw badRequest('npis', `must be 10-digit NPIs: ${bad.slice(0, 5).join(', ')}`);
-  return npis;
-}
-
-/** 400 naming `insurance_plan_id` when the plan does not exist in the environment. */
-export async function checkPlan(db: Db, env: Env, id: string | undefined): Promise<void> {
-  if (id === undefined) return;
-  if (!(await existingPlanIds(db, env, [id])).has(id)) throw badRequest('insurance_plan_id', `unknown insurance plan ${id}`);
-}
 
 export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db, availabilityCache }) => {
   const anyToken = app.guard({ allowAnonymous: true });
@@ -47,6 +22,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
     '/v1/providers',
     {
       onRequest: anyToken,
+      config: { alsoCheck: (req) => npiSearchErrors(db, config.appEnv, req.query as Record<string, unknown>) },
       schema: {
         tags: ['directory'],
         summary: 'Find providers of your directory by NPI',
@@ -64,8 +40,9 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
       },
     },
     async (req) => {
-      const npis = parseNpis(req.query.npis, true)!;
-      await checkPlan(db, config.appEnv, req.query.insurance_plan_id);
+      const { npis, errors } = npiList(req.query.npis, true);
+      errors.push(...(await planErrors(db, config.appEnv, req.query.insurance_plan_id)));
+      if (errors.length || !npis) throw new ApiError(400, 'invalid_request', errors);
       const data = await searchProvidersByNpi(db, callerOf(req, config), {
         npis,
         insurancePlanId: req.query.insurance_plan_id,
@@ -81,6 +58,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
     '/v1/provider_locations',
     {
       onRequest: anyToken,
+      config: { alsoCheck: async (req) => (await providerSearchParameters(db, config.appEnv, req.query as Record<string, unknown>)).errors },
       schema: {
         tags: ['directory'],
         summary: 'Search provider-locations near a ZIP code, nearest first',
@@ -106,25 +84,8 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
     },
     async (req) => {
       const q = req.query;
-      const origin = zipCentroid(q.zip_code);
-      if (!origin) throw badRequest('zip_code', `unknown ZIP code ${q.zip_code}`);
-      if (!q.specialty_id && !q.visit_reason_id) throw badRequest('specialty_id', 'specialty_id or visit_reason_id is required');
-      let specialtyId = q.specialty_id;
-      let visitReasonId = q.visit_reason_id;
-      if (q.visit_reason_id) {
-        const vr = await getVisitReason(db, config.appEnv, q.visit_reason_id);
-        if (!vr) throw badRequest('visit_reason_id', `unknown visit reason ${q.visit_reason_id}`);
-        if (q.specialty_id && vr.specialty_id !== q.specialty_id) {
-          throw badRequest('visit_reason_id', `visit reason ${vr.id} belongs to specialty ${vr.specialty_id}, not ${q.specialty_id}`);
-        }
-        specialtyId = vr.specialty_id;
-      }
-      if (q.specialty_id) {
-        const sp = await getSpecialty(db, config.appEnv, q.specialty_id);
-        if (!sp) throw badRequest('specialty_id', `unknown specialty ${q.specialty_id}`);
-        visitReasonId ??= sp.default_visit_reason_id;
-      }
-      await checkPlan(db, config.appEnv, q.insurance_plan_id);
+      const { origin, specialtyId, visitReasonId, errors } = await providerSearchParameters(db, config.appEnv, q);
+      if (errors.length || !origin) throw new ApiError(400, 'invalid_request', errors);
       const caller = callerOf(req, config);
       const found = await searchProviderLocations(db, caller, {
         origin,
@@ -174,8 +135,9 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
     },
     async (req) => {
       const id = req.params.provider_location_id;
-      if (!isProviderLocationId(id)) throw badRequest('provider_location_id', 'must be a provider-location id: pr_<id>|lo_<id>');
-      await checkPlan(db, config.appEnv, req.query.insurance_plan_id);
+      const errors: FieldError[] = isProviderLocationId(id) ? [] : [{ field: 'provider_location_id', message: 'must be a provider-location id: pr_<id>|lo_<id>' }];
+      errors.push(...(await planErrors(db, config.appEnv, req.query.insurance_plan_id)));
+      if (errors.length) throw new ApiError(400, 'invalid_request', errors);
       const views = await loadProviderLocationViews(db, callerOf(req, config), {
         ids: [id],
         insurancePlanId: req.query.insurance_plan_id,

@@ -9,8 +9,8 @@ import { Type } from 'typebox';
 import type { Config } from '../../../config.js';
 import { ApiError, badRequest } from '../../../http/errors.js';
 import { sendMockWebhook } from '../../../webhooks/mock-request.js';
-import { isBase64Key } from '../../../webhooks/signature.js';
-import { checkUrl, policyFor, TargetRefused } from '../../../webhooks/target-policy.js';
+import { webhookTargetErrors } from '../../../webhooks/endpoints.js';
+import { policyFor } from '../../../webhooks/target-policy.js';
 import { errorResponses } from '../common-schemas.js';
 
 const MockBody = Type.Object({
@@ -41,10 +41,15 @@ const WebhookEvent = Type.Object({
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   if (config.appEnv !== 'sandbox') return;
   const policy = policyFor('sandbox', config.allowPrivateWebhookTargets);
+  const targetErrors = (body: unknown) => {
+    const b = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+    return webhookTargetErrors({ url: b.webhook_url, key: b.webhook_key }, policy, { url: 'webhook_url', key: 'webhook_key' });
+  };
   app.post(
     '/v1/webhook/mock-request',
     {
       onRequest: app.guard(),
+      config: { alsoCheck: (req) => targetErrors(req.body) },
       schema: {
         tags: ['webhooks'],
         summary: 'Send a signed example webhook (sandbox only)',
@@ -53,13 +58,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       },
     },
     async (req, reply) => {
-      const errors: { field: string; message: string }[] = [];
-      try {
-        checkUrl(req.body.webhook_url, policy);
-      } catch (e) {
-        errors.push({ field: 'webhook_url', message: e instanceof TargetRefused ? e.message : 'must be a valid URL' });
-      }
-      if (!isBase64Key(req.body.webhook_key)) errors.push({ field: 'webhook_key', message: 'must be a base64 string' });
+      const errors = targetErrors(req.body);
       if (errors.length) throw new ApiError(400, 'invalid_request', errors);
       const { raw, result } = await sendMockWebhook(
         { url: req.body.webhook_url, keyBase64: req.body.webhook_key, updateType: req.body.appointment_update_type ?? 'updated' },
