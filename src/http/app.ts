@@ -95,6 +95,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
   installJsonBodyParser(app);
+  // Fastify also parses text/plain by default; no route takes it but the directory import (which
+  // adds its own parser): any other route answers a text body 415, as /openapi.json documents.
+  app.removeContentTypeParser('text/plain');
 
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('onRequest', (req, reply, done) => {

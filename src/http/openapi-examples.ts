@@ -18,8 +18,18 @@ export interface OperationExamples {
   summary?: string;
 }
 
+/**
+ * Directory ids are those of the demo directory a fresh sandbox creates (`npm start`), so examples
+ * that name them work as written there (test/docs/openapi-examples-run.test.ts runs them). Values
+ * that exist only once you have them (your client id and secret, an appointment you booked, a start
+ * time the availability endpoint offers today) are placeholders or illustrations.
+ */
 const APPOINTMENT_ID = '7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c';
-const PL_ID = 'pr_8kd2m1|lo_4hq7z3';
+const PROVIDER_ID = 'pr_1_1';
+const LOCATION_ID = 'lo_1_1_0';
+const PL_ID = `${PROVIDER_ID}|${LOCATION_ID}`;
+const VISIT_REASON_ID = 'pc_psychiatry_1';
+const START_TIME = '2026-12-07T09:30:00-06:00';
 const PATIENT: Json = {
   developer_patient_id: 'patient-1042',
   first_name: 'Ada',
@@ -29,12 +39,13 @@ const PATIENT: Json = {
   phone_number: '2125550123',
   email_address: 'ada@example.org',
   patient_address: { address1: '350 5th Ave', city: 'New York', state: 'NY', zip_code: '10118' },
+  insurance: { is_self_pay: true },
 };
 
 /** Hand-written examples; anything missing here is generated from the schema. */
 export const EXAMPLES: Record<string, OperationExamples> = {
   'POST /auth/oauth/token': {
-    request: { grant_type: 'client_credentials', client_id: 'cl_5d1c0b7a9e2f4a31', client_secret: '<CLIENT_SECRET>', audience: 'http://127.0.0.1:8080/' },
+    request: { grant_type: 'client_credentials', client_id: '<CLIENT_ID>', client_secret: '<CLIENT_SECRET>', audience: 'http://127.0.0.1:8080/' },
     response: { access_token: 'eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl', token_type: 'Bearer', expires_in: 3600, scope: 'external.appointment.read external.appointment.write' },
   },
   'GET /auth/.well-known/jwks.json': {
@@ -58,18 +69,18 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   'POST /v1/appointments': {
     request: {
       appointment_type: 'providers',
-      data: { start_time: '2026-12-01T09:30:00-05:00', visit_reason_id: 'pc_f7a1c2', provider_location_id: PL_ID, patient_type: 'new', notes: 'Follow-up on knee pain', patient: PATIENT },
+      data: { start_time: START_TIME, visit_reason_id: VISIT_REASON_ID, provider_location_id: PL_ID, patient_type: 'new', notes: 'Follow-up on knee pain', patient: PATIENT },
     },
   },
   'POST /v1/appointments/cancel': {
     request: { appointment_id: APPOINTMENT_ID, cancellation_reason_type: 'patient_no_longer_available' },
     response: { request_id: 'req_3f9a1c', data: { appointment_id: APPOINTMENT_ID, appointment_status: 'cancelled', developer_patient_id: 'patient-1042' } },
   },
-  'POST /v1/appointments/reschedule': { request: { appointment_id: APPOINTMENT_ID, start_time: '2026-12-02T14:00:00-05:00' } },
+  'POST /v1/appointments/reschedule': { request: { appointment_id: APPOINTMENT_ID, start_time: '2026-12-09T13:30:00-06:00' } },
   'POST /v1/appointments/confirm': { request: { appointment_id: APPOINTMENT_ID } },
   'PUT /v1/appointments/update-status': { request: { appointment_id: APPOINTMENT_ID, appointment_status: 'arrived' } },
   'POST /v1/token/anonymous-user': {
-    request: { app_client_id: 'uc_0a9b8c7d6e5f4a3b' },
+    request: { app_client_id: '<APP_CLIENT_ID>' },
     response: { request_id: 'req_51d0e2', data: { access_token: 'eyJhbGciOiJFUzI1NiJ9.eyJhbm9ueW1vdXMiOnRydWV9.c2ln', token_type: 'Bearer', expires_in: 3600 } },
   },
   'POST /v1/webhook/mock-request': {
@@ -98,19 +109,19 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       data: [
         {
           provider_location_id: PL_ID,
-          first_availability: { start_time: '2026-12-01T09:00:00-05:00', visit_reason_id: 'pc_f7a1c2' },
+          first_availability: { start_time: '2026-12-07T09:00:00-06:00', visit_reason_id: VISIT_REASON_ID },
           timeslots: [
-            { start_time: '2026-12-01T09:00:00-05:00', visit_reason_id: 'pc_f7a1c2' },
-            { start_time: '2026-12-01T09:30:00-05:00', visit_reason_id: 'pc_f7a1c2' },
+            { start_time: '2026-12-07T09:00:00-06:00', visit_reason_id: VISIT_REASON_ID },
+            { start_time: START_TIME, visit_reason_id: VISIT_REASON_ID },
           ],
         },
       ],
     },
   },
   'PUT /v1/providers/{provider_id}/calendar/timeslots': {
-    request: { timeslots: [{ provider_id: 'pr_8kd2m1', location_id: 'lo_4hq7z3', start_time: '2026-12-01T09:00', time_zone: 'America/New_York', allowed_visit_reason_ids: ['pc_f7a1c2'], patient_type: 'new' }] },
+    request: { timeslots: [{ provider_id: PROVIDER_ID, location_id: LOCATION_ID, start_time: '2026-12-07T09:00', time_zone: 'America/Chicago', allowed_visit_reason_ids: [VISIT_REASON_ID], patient_type: 'new' }] },
   },
-  'POST /v1/provider_locations/{provider_location_id}/insurance_mappings': { request: { insurance_plan_ids: ['ip_2b7c91'], operation: 'Add' } },
+  'POST /v1/provider_locations/{provider_location_id}/insurance_mappings': { request: { insurance_plan_ids: ['ip_aetna_ppo'], operation: 'Add' } },
   'GET /v1/appointments/{appointment_id}/attachments/{attachment_id}': { response: '<file bytes>' },
 };
 
@@ -125,27 +136,27 @@ function sampleString(schema: Record<string, unknown>, name: string): string {
   if (format === 'binary') return '<file bytes>';
   const byName: [RegExp, string][] = [
     [/provider_location_id$/, PL_ID],
-    [/^provider_id$/, 'pr_8kd2m1'],
-    [/^location_id$/, 'lo_4hq7z3'],
-    [/practice_id$/, 'pt_93kd0a'],
-    [/visit_reason_id$/, 'pc_f7a1c2'],
-    [/insurance_plan_id$/, 'ip_2b7c91'],
-    [/carrier_id$/, 'ic_71aa02'],
-    [/specialty_id$/, 'sp_c41b07'],
-    [/facility_id$/, 'fa_2d81c3'],
+    [/^provider_id$/, PROVIDER_ID],
+    [/^location_id$/, LOCATION_ID],
+    [/practice_id$/, 'pt_1_1'],
+    [/visit_reason_id$/, VISIT_REASON_ID],
+    [/insurance_plan_id$/, 'ip_bcbs_ppo'],
+    [/carrier_id$/, 'ic_bcbs'],
+    [/specialty_id$/, 'sp_psychiatry'],
+    [/facility_id$/, 'fa_1_0_0'],
     [/attachment_id$/, 'at_6e0c55'],
     [/timeslot_id$/, 'ts_90bd21'],
     [/schedule_id$/, 'sc_41a0d8'],
-    [/client_id$/, 'uc_0a9b8c7d6e5f4a3b'],
+    [/client_id$/, '<CLIENT_ID>'],
     [/request_id$/, 'req_3f9a1c'],
-    [/^id$/, 'sp_c41b07'],
-    [/npi$/, '1234567893'],
-    [/zip_code$/, '10118'],
+    [/^id$/, 'sp_psychiatry'],
+    [/npi$/, '2255476725'],
+    [/zip_code$/, '53205'],
     [/^state$/, 'NY'],
     [/phone_number$/, '2125550123'],
     [/phone_extension$/, '12'],
-    [/time_zone$/, 'America/New_York'],
-    [/start_time$/, '2026-12-01T09:30:00-05:00'],
+    [/time_zone$/, 'America/Chicago'],
+    [/start_time$/, START_TIME],
     [/(timestamp|_time|_utc)$/, '2026-11-22T06:46:40Z'],
     [/secret$/, '<CLIENT_SECRET>'],
     [/token$/, 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.c2ln'],

@@ -7,6 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { withExamples } from './openapi-examples.js';
+import { COMMON_RESPONSES, completeOperations, ERROR_BODY_SCHEMA } from './openapi-operations.js';
 
 export async function installOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(swagger, {
@@ -18,10 +19,16 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
         description:
           'Find providers and book appointments for patients. Every `/v1` operation needs a bearer token ' +
           '(OAuth 2 client credentials or authorization code with PKCE). Errors share one body: ' +
-          '`{request_id, error_type, errors: [{field, message}]}`.',
+          '`{request_id, error_type, errors: [{field, message}]}`, and one 400 names every bad field. ' +
+          'A method a path does not take answers 405 with an `Allow` header listing those it does.',
+        contact: { name: 'Carebook API support', url: `${config.publicBaseUrl}/docs` },
+        license: { name: 'Proprietary: use under your Carebook developer agreement', url: `${config.publicBaseUrl}/docs` },
       },
       servers: [{ url: config.publicBaseUrl, description: config.appEnv }],
       components: {
+        schemas: { ErrorBody: ERROR_BODY_SCHEMA as never },
+        // A copy: `completeOperations` drops the ones no operation uses.
+        responses: structuredClone(COMMON_RESPONSES) as never,
         securitySchemes: {
           ClientCredentialsFlow: {
             type: 'oauth2',
@@ -42,8 +49,9 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       },
       security: [{ ClientCredentialsFlow: [] }, { AuthorizationCodeFlow: [] }],
     },
-    // Examples for every operation, from one central file (src/http/openapi-examples.ts).
-    transformObject: (doc) => ('openapiObject' in doc ? withExamples(doc.openapiObject) : doc.swaggerObject),
+    // Examples for every operation (src/http/openapi-examples.ts), then ids, descriptions, tags and
+    // the statuses every operation can answer (src/http/openapi-operations.ts).
+    transformObject: (doc) => ('openapiObject' in doc ? completeOperations(withExamples(doc.openapiObject)) : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -44,6 +44,8 @@ function describe(e: FastifySchemaValidationError): string {
       return `must have at least ${String(p.limit)} items`;
     case 'additionalProperties':
       return 'is not allowed';
+    case 'uniqueItems':
+      return 'must not repeat a value';
     default:
       return e.message ?? 'is invalid';
   }
@@ -67,6 +69,17 @@ export function fieldErrorsFromValidation(errors: FastifySchemaValidationError[]
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
     const p = e.params as Record<string, unknown>;
     let path = pointerToPath(e.instancePath);
+    // A schema with its own message (`x-error-message`, verbose Ajv errors carry the schema) names
+    // the field it describes with that message: one clear error instead of a keyword's.
+    const custom = ((e as { parentSchema?: Record<string, unknown> }).parentSchema)?.['x-error-message'];
+    if (typeof custom === 'string') {
+      const key = `${path}\u0000${custom}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        out.push(path ? { field: path, message: custom } : { field: context ?? 'body', message: custom });
+      }
+      continue;
+    }
     if (e.keyword === 'required') path = path ? `${path}.${String(p.missingProperty)}` : String(p.missingProperty);
     if (e.keyword === 'additionalProperties') {
       path = path ? `${path}.${String(p.additionalProperty)}` : String(p.additionalProperty);

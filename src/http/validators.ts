@@ -9,7 +9,8 @@ import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
 function makeAjv(opts: Options): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, removeAdditional: false, strict: false, ...opts });
+  // verbose: an error carries its schema, so a schema's own message (`x-error-message`) can be reported.
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, removeAdditional: false, strict: false, verbose: true, ...opts });
   (addFormats as unknown as (a: Ajv) => void)(ajv);
   return ajv;
 }

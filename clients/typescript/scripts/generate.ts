@@ -16,12 +16,15 @@ import { buildApp } from '../../../src/http/app.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Returns the service's OpenAPI document, as `GET /openapi.json` of a default sandbox serves it. */
-export async function serviceOpenApi(): Promise<Record<string, unknown>> {
+/**
+ * Returns the service's OpenAPI document, as `GET /openapi.json` of a default sandbox serves it
+ * (`env` adds configuration: with `ADMIN_TOKEN` the document includes the admin API).
+ */
+export async function serviceOpenApi(env: Record<string, string> = {}): Promise<Record<string, unknown>> {
   const handle = await openDatabase({ inMemory: true });
   try {
     await migrateToLatest(handle.db);
-    const app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), db: handle.db });
+    const app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent', ...env }), db: handle.db });
     await app.ready();
     const doc = app.swagger() as unknown as Record<string, unknown>;
     await app.close();

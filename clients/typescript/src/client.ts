@@ -53,6 +53,10 @@ type CalendarQuery = Omit<QueryOf<CalendarPath>, 'next_page_token'>;
 export type Appointment = BodyOf<'/v1/appointments'>['data'][number];
 export type ProviderLocation = BodyOf<'/v1/provider_locations'>['data']['provider_locations'][number];
 export type CalendarTimeslot = BodyOf<CalendarPath>['data'][number];
+/** The body of a booking request (`POST /v1/appointments`). */
+export type BookingRequest = paths['/v1/appointments']['post']['requestBody']['content']['application/json'];
+/** A patient address's state code, one of those the service takes. */
+export type StateCode = BookingRequest['data']['patient']['patient_address']['state'];
 
 /**
  * Returns the data of an openapi-fetch result, or throws a `CarebookError` built from the error

@@ -13,10 +13,12 @@ export const GENDER_VALUES = [
 ] as const;
 const ALONE = ['prefer_not_to_say', 'none_apply'];
 
-const STATES = new Set(
-  ('AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA ' +
-    'RI SC SD TN TX UT VT VA WA WV WI WY PR VI GU AS MP').split(' '),
-);
+/** US state and territory codes a patient address may use. */
+export const STATE_CODES: readonly string[] = (
+  'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA ' +
+  'RI SC SD TN TX UT VT VA WA WV WI WY PR VI GU AS MP'
+).split(' ');
+const STATES = new Set(STATE_CODES);
 
 export interface PatientInput {
   developer_patient_id?: string;

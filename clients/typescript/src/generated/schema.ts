@@ -8,42 +8,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public signing keys (RFC 7517) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "keys": [
-                         *         {
-                         *           "kty": "EC",
-                         *           "crv": "P-256",
-                         *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
-                         *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
-                         *           "kid": "k1",
-                         *           "alg": "ES256",
-                         *           "use": "sig"
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": Record<string, never>;
-                    };
-                };
-            };
-        };
+        /**
+         * Public signing keys (RFC 7517)
+         * @description The public keys that verify access tokens (RFC 7517), including the previous key during a rotation. Cache them by `kid`.
+         */
+        get: operations["getJwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -59,43 +28,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server metadata (RFC 8414) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "issuer": "http://127.0.0.1:8080/auth",
-                         *       "authorization_endpoint": "http://127.0.0.1:8080/auth/authorize",
-                         *       "token_endpoint": "http://127.0.0.1:8080/auth/oauth/token",
-                         *       "jwks_uri": "http://127.0.0.1:8080/auth/.well-known/jwks.json",
-                         *       "grant_types_supported": [
-                         *         "client_credentials",
-                         *         "authorization_code",
-                         *         "refresh_token"
-                         *       ],
-                         *       "code_challenge_methods_supported": [
-                         *         "S256"
-                         *       ]
-                         *     }
-                         */
-                        "application/json": Record<string, never>;
-                    };
-                };
-            };
-        };
+        /**
+         * Server metadata (RFC 8414)
+         * @description Authorization server metadata (RFC 8414): endpoints, grant types, PKCE methods and scopes.
+         */
+        get: operations["getAuthorizationServerMetadata"];
         put?: never;
         post?: never;
         delete?: never;
@@ -111,28 +48,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Authorization endpoint: sign-in page (RFC 6749 §4.1.1, PKCE S256) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /** @example <!doctype html><html lang="en"><title>Sign in – Carebook</title>…</html> */
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        /**
+         * Authorization endpoint: sign-in page (RFC 6749 §4.1.1, PKCE S256)
+         * @description The authorization endpoint (RFC 6749 §4.1.1) for the authorization code flow with PKCE (S256 only): shows the sign-in page, then the consent page, and redirects to the client with a code. Opened in the user's browser, not called by a program. Throttled per client address.
+         */
+        get: operations["authorize"];
         put?: never;
         post?: never;
         delete?: never;
@@ -150,103 +70,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue an access token */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "grant_type": "client_credentials",
-                     *       "client_id": "cl_5d1c0b7a9e2f4a31",
-                     *       "client_secret": "<CLIENT_SECRET>",
-                     *       "audience": "http://127.0.0.1:8080/"
-                     *     }
-                     */
-                    "application/json": {
-                        audience?: string;
-                        client_id?: string;
-                        client_secret?: string;
-                        code?: string;
-                        code_verifier?: string;
-                        /** @description client_credentials, authorization_code or refresh_token */
-                        grant_type: string;
-                        redirect_uri?: string;
-                        refresh_token?: string;
-                        scope?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl",
-                         *       "token_type": "Bearer",
-                         *       "expires_in": 3600,
-                         *       "scope": "external.appointment.read external.appointment.write"
-                         *     }
-                         */
-                        "application/json": {
-                            access_token: string;
-                            expires_in: number;
-                            refresh_token?: string;
-                            scope: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            error_description: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            error_description: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            error_description: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Issue an access token
+         * @description The OAuth 2 token endpoint (RFC 6749 §3.2): client credentials for a machine credential, authorization code with PKCE and refresh token for a user client. Client authentication by HTTP Basic or in the form. Errors follow RFC 6749 §5.2, not the API error body.
+         */
+        post: operations["issueToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -260,185 +88,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find facilities of your directory by NPI or near a ZIP code */
-        get: {
-            parameters: {
-                query?: {
-                    building_type?: "clinic" | "hospital";
-                    insurance_plan_id?: string;
-                    max_distance_to_patient_mi?: number;
-                    npis?: string;
-                    /** @description Zero-based page index */
-                    page?: number;
-                    page_size?: number;
-                    visit_reason_id?: string;
-                    zip_code?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "page": 1,
-                         *       "page_size": 1,
-                         *       "total_count": 1,
-                         *       "next_url": "https://api.example.org/v1/resource?page=1",
-                         *       "data": [
-                         *         {
-                         *           "facility_id": "fa_2d81c3",
-                         *           "name": "Family medicine",
-                         *           "npi": "1234567893",
-                         *           "building_type": "clinic",
-                         *           "specialties": [
-                         *             "Family medicine"
-                         *           ],
-                         *           "languages": [
-                         *             "English"
-                         *           ],
-                         *           "visit_reason_ids": [
-                         *             "pc_f7a1c2"
-                         *           ],
-                         *           "default_visit_reason_id": "pc_f7a1c2",
-                         *           "location": {
-                         *             "address1": "350 5th Ave",
-                         *             "address2": "string",
-                         *             "city": "New York",
-                         *             "state": "NY",
-                         *             "zip_code": "10118",
-                         *             "latitude": 40.7484,
-                         *             "longitude": -73.9857,
-                         *             "location_name": "Family medicine",
-                         *             "phone_number": "2125550123",
-                         *             "phone_extension": "12",
-                         *             "time_zone": "America/New_York",
-                         *             "distance_to_patient_mi": 1
-                         *           },
-                         *           "schedule": {
-                         *             "schedule_id": "sc_41a0d8",
-                         *             "provider_location_id": "pr_8kd2m1|lo_4hq7z3",
-                         *             "booking_requirements": {
-                         *               "required_fields": [
-                         *                 "data.start_time"
-                         *               ],
-                         *               "accepts_booking_requests_from": [
-                         *                 "string"
-                         *               ]
-                         *             }
-                         *           },
-                         *           "practice": {
-                         *             "practice_id": "pt_93kd0a",
-                         *             "practice_name": "Family medicine"
-                         *           }
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                /** @enum {string} */
-                                building_type: "clinic" | "hospital";
-                                default_visit_reason_id?: string;
-                                facility_id: string;
-                                languages: string[];
-                                location: {
-                                    address1?: string;
-                                    address2?: string;
-                                    city?: string;
-                                    distance_to_patient_mi?: number;
-                                    latitude?: number;
-                                    location_name?: string;
-                                    longitude?: number;
-                                    phone_extension?: string;
-                                    phone_number?: string;
-                                    state: string;
-                                    time_zone: string;
-                                    zip_code?: string;
-                                };
-                                name: string;
-                                npi?: string;
-                                practice: {
-                                    practice_id: string;
-                                    practice_name: string;
-                                };
-                                schedule: {
-                                    booking_requirements: {
-                                        accepts_booking_requests_from: string[];
-                                        required_fields: string[];
-                                    };
-                                    provider_location_id: string;
-                                    schedule_id: string;
-                                };
-                                specialties: string[];
-                                visit_reason_ids: string[];
-                            }[];
-                            next_url: string | null;
-                            page: number;
-                            page_size: number;
-                            request_id: string;
-                            total_count: number;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Find facilities of your directory by NPI or near a ZIP code
+         * @description Finds facilities (clinics, hospitals) of the caller's directory by NPI or near a ZIP code, paginated. Beta: may change.
+         */
+        get: operations["searchFacilities"];
         put?: never;
         post?: never;
         delete?: never;
@@ -454,183 +108,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one facility of your directory */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    facility_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "facility_id": "fa_2d81c3",
-                         *         "name": "Family medicine",
-                         *         "npi": "1234567893",
-                         *         "building_type": "clinic",
-                         *         "specialties": [
-                         *           "Family medicine"
-                         *         ],
-                         *         "languages": [
-                         *           "English"
-                         *         ],
-                         *         "visit_reason_ids": [
-                         *           "pc_f7a1c2"
-                         *         ],
-                         *         "default_visit_reason_id": "pc_f7a1c2",
-                         *         "location": {
-                         *           "address1": "350 5th Ave",
-                         *           "address2": "string",
-                         *           "city": "New York",
-                         *           "state": "NY",
-                         *           "zip_code": "10118",
-                         *           "latitude": 40.7484,
-                         *           "longitude": -73.9857,
-                         *           "location_name": "Family medicine",
-                         *           "phone_number": "2125550123",
-                         *           "phone_extension": "12",
-                         *           "time_zone": "America/New_York",
-                         *           "distance_to_patient_mi": 1
-                         *         },
-                         *         "schedule": {
-                         *           "schedule_id": "sc_41a0d8",
-                         *           "provider_location_id": "pr_8kd2m1|lo_4hq7z3",
-                         *           "booking_requirements": {
-                         *             "required_fields": [
-                         *               "data.start_time"
-                         *             ],
-                         *             "accepts_booking_requests_from": [
-                         *               "string"
-                         *             ]
-                         *           }
-                         *         },
-                         *         "practice": {
-                         *           "practice_id": "pt_93kd0a",
-                         *           "practice_name": "Family medicine"
-                         *         }
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                /** @enum {string} */
-                                building_type: "clinic" | "hospital";
-                                default_visit_reason_id?: string;
-                                facility_id: string;
-                                languages: string[];
-                                location: {
-                                    address1?: string;
-                                    address2?: string;
-                                    city?: string;
-                                    distance_to_patient_mi?: number;
-                                    latitude?: number;
-                                    location_name?: string;
-                                    longitude?: number;
-                                    phone_extension?: string;
-                                    phone_number?: string;
-                                    state: string;
-                                    time_zone: string;
-                                    zip_code?: string;
-                                };
-                                name: string;
-                                npi?: string;
-                                practice: {
-                                    practice_id: string;
-                                    practice_name: string;
-                                };
-                                schedule: {
-                                    booking_requirements: {
-                                        accepts_booking_requests_from: string[];
-                                        required_fields: string[];
-                                    };
-                                    provider_location_id: string;
-                                    schedule_id: string;
-                                };
-                                specialties: string[];
-                                visit_reason_ids: string[];
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Read one facility of your directory
+         * @description Reads one facility of the caller's directory. Beta: may change.
+         */
+        get: operations["getFacility"];
         put?: never;
         post?: never;
         delete?: never;
@@ -646,373 +128,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the appointments you may see (at most 1,000 through pagination) */
-        get: {
-            parameters: {
-                query?: {
-                    created_time_utc_max?: string;
-                    created_time_utc_min?: string;
-                    developer_patient_id?: string;
-                    last_modified_time_utc_max?: string;
-                    last_modified_time_utc_min?: string;
-                    /** @description Comma-separated location ids */
-                    location_ids?: string;
-                    /** @description Zero-based page index */
-                    page?: number;
-                    page_size?: number;
-                    /** @description Comma-separated practice ids */
-                    practice_ids?: string;
-                    /** @description Comma-separated provider ids */
-                    provider_ids?: string;
-                    sort_by?: "start_time_utc" | "created_time_utc" | "last_modified_time_utc";
-                    sort_direction?: "ascending" | "descending";
-                    start_time_utc_max?: string;
-                    start_time_utc_min?: string;
-                    /** @description Comma-delimited appointment statuses */
-                    statuses?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "page": 1,
-                         *       "page_size": 1,
-                         *       "total_count": 1,
-                         *       "next_url": "https://api.example.org/v1/resource?page=1",
-                         *       "data": [
-                         *         {
-                         *           "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                         *           "appointment_status": "pending_booking",
-                         *           "developer_patient_id": "string",
-                         *           "is_provider_resource": false,
-                         *           "location_phone_number": "2125550123",
-                         *           "location_phone_extension": "12",
-                         *           "waiting_room_path": "string",
-                         *           "confirmation_type": "auto",
-                         *           "visit_type": "in_person",
-                         *           "notes": "string",
-                         *           "start_time": "2026-12-01T09:30:00-05:00",
-                         *           "created_time_utc": "2026-11-22T06:46:40Z",
-                         *           "last_modified_time_utc": "2026-11-22T06:46:40Z",
-                         *           "provider_location_id": "pr_8kd2m1|lo_4hq7z3",
-                         *           "practice_id": "pt_93kd0a",
-                         *           "visit_reason_id": "pc_f7a1c2",
-                         *           "patient_type": "new",
-                         *           "cancellation_reason": "string",
-                         *           "cancellation_reason_type": "string"
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                appointment_id: string;
-                                /** @enum {string} */
-                                appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
-                                cancellation_reason?: string;
-                                cancellation_reason_type?: string;
-                                /** @enum {string} */
-                                confirmation_type: "auto" | "manual" | "pending_evaluation";
-                                created_time_utc?: string;
-                                developer_patient_id?: string;
-                                is_provider_resource: boolean;
-                                last_modified_time_utc?: string;
-                                location_phone_extension?: string;
-                                location_phone_number?: string;
-                                notes?: string;
-                                /**
-                                 * @description Whether the patient has been to the provider's practice
-                                 * @enum {string}
-                                 */
-                                patient_type?: "new" | "existing";
-                                practice_id?: string;
-                                provider_location_id: string;
-                                start_time: string;
-                                visit_reason_id: string;
-                                /** @enum {string} */
-                                visit_type?: "in_person" | "platform_video_service" | "third_party_video_service";
-                                waiting_room_path?: string;
-                            }[];
-                            next_url: string | null;
-                            page: number;
-                            page_size: number;
-                            request_id: string;
-                            total_count: number;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List the appointments you may see (at most 1,000 through pagination)
+         * @description Lists the appointments the token may see (a machine credential: its developer's; a user: their own), filtered by status, time, patient and provider, sorted and paginated; at most 1,000 are reachable.
+         */
+        get: operations["listAppointments"];
         put?: never;
-        /** Book an appointment at a start time the availability endpoint offers */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "appointment_type": "providers",
-                     *       "data": {
-                     *         "start_time": "2026-12-01T09:30:00-05:00",
-                     *         "visit_reason_id": "pc_f7a1c2",
-                     *         "provider_location_id": "pr_8kd2m1|lo_4hq7z3",
-                     *         "patient_type": "new",
-                     *         "notes": "Follow-up on knee pain",
-                     *         "patient": {
-                     *           "developer_patient_id": "patient-1042",
-                     *           "first_name": "Ada",
-                     *           "last_name": "Lovelace",
-                     *           "date_of_birth": "1990-05-17",
-                     *           "sex_at_birth": "female",
-                     *           "phone_number": "2125550123",
-                     *           "email_address": "ada@example.org",
-                     *           "patient_address": {
-                     *             "address1": "350 5th Ave",
-                     *             "city": "New York",
-                     *             "state": "NY",
-                     *             "zip_code": "10118"
-                     *           }
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        appointment_type: "providers";
-                        data: {
-                            notes?: string;
-                            patient: {
-                                /** @description YYYY-MM-DD */
-                                date_of_birth: string;
-                                developer_patient_id?: string;
-                                email_address: string;
-                                first_name: string;
-                                /** @description `prefer_not_to_say` and `none_apply` must be used alone */
-                                gender?: ("female_at_birth" | "male_at_birth" | "cisgender" | "genderfluid" | "genderqueer" | "intersex" | "non_binary" | "transgender_man" | "transgender_woman" | "prefer_not_to_say" | "none_apply")[];
-                                insurance?: {
-                                    insurance_group_number?: string;
-                                    insurance_member_id?: string;
-                                    insurance_plan_id?: string;
-                                    is_self_pay?: boolean;
-                                };
-                                last_name: string;
-                                patient_address: {
-                                    address1: string;
-                                    address2?: string;
-                                    city: string;
-                                    /** @description Two-letter state code */
-                                    state: string;
-                                    /** @description 5 digits */
-                                    zip_code: string;
-                                };
-                                /** @description Unformatted 10 digits; first and fourth digits not 0 or 1 */
-                                phone_number: string;
-                                /** @enum {string} */
-                                sex_at_birth: "male" | "female";
-                            };
-                            /**
-                             * @description Whether the patient has been to the provider's practice
-                             * @enum {string}
-                             */
-                            patient_type: "new" | "existing";
-                            provider_location_id: string;
-                            /** @description ISO-8601 with offset; a start time the availability endpoint returns */
-                            start_time: string;
-                            visit_reason_id: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                         *         "appointment_status": "pending_booking",
-                         *         "developer_patient_id": "string",
-                         *         "is_provider_resource": false,
-                         *         "location_phone_number": "2125550123",
-                         *         "location_phone_extension": "12",
-                         *         "waiting_room_path": "string",
-                         *         "confirmation_type": "auto",
-                         *         "visit_type": "in_person",
-                         *         "notes": "string"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                appointment_id: string;
-                                /** @enum {string} */
-                                appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
-                                /** @enum {string} */
-                                confirmation_type: "auto" | "manual" | "pending_evaluation";
-                                developer_patient_id?: string;
-                                is_provider_resource: boolean;
-                                location_phone_extension?: string;
-                                location_phone_number?: string;
-                                notes?: string;
-                                /** @enum {string} */
-                                visit_type: "in_person" | "platform_video_service" | "third_party_video_service";
-                                waiting_room_path?: string;
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Book an appointment at a start time the availability endpoint offers
+         * @description Books an appointment for a patient at a start time the availability endpoint offers for the provider-location, visit reason and patient type. The time is held at once (a second booking of it answers 409); the appointment starts `pending_booking` and is confirmed by the provider (manual locations) or the service. Every bad field is named in one 400. Send an `Idempotency-Key` to retry safely.
+         */
+        post: operations["createAppointment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1026,133 +152,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one appointment */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    appointment_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                         *         "appointment_status": "pending_booking",
-                         *         "developer_patient_id": "string",
-                         *         "is_provider_resource": false,
-                         *         "location_phone_number": "2125550123",
-                         *         "location_phone_extension": "12",
-                         *         "waiting_room_path": "string",
-                         *         "confirmation_type": "auto",
-                         *         "visit_type": "in_person",
-                         *         "notes": "string",
-                         *         "start_time": "2026-12-01T09:30:00-05:00",
-                         *         "created_time_utc": "2026-11-22T06:46:40Z",
-                         *         "last_modified_time_utc": "2026-11-22T06:46:40Z",
-                         *         "provider_location_id": "pr_8kd2m1|lo_4hq7z3",
-                         *         "practice_id": "pt_93kd0a",
-                         *         "visit_reason_id": "pc_f7a1c2",
-                         *         "patient_type": "new",
-                         *         "cancellation_reason": "string",
-                         *         "cancellation_reason_type": "string"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                appointment_id: string;
-                                /** @enum {string} */
-                                appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
-                                cancellation_reason?: string;
-                                cancellation_reason_type?: string;
-                                /** @enum {string} */
-                                confirmation_type: "auto" | "manual" | "pending_evaluation";
-                                created_time_utc?: string;
-                                developer_patient_id?: string;
-                                is_provider_resource: boolean;
-                                last_modified_time_utc?: string;
-                                location_phone_extension?: string;
-                                location_phone_number?: string;
-                                notes?: string;
-                                /**
-                                 * @description Whether the patient has been to the provider's practice
-                                 * @enum {string}
-                                 */
-                                patient_type?: "new" | "existing";
-                                practice_id?: string;
-                                provider_location_id: string;
-                                start_time: string;
-                                visit_reason_id: string;
-                                /** @enum {string} */
-                                visit_type?: "in_person" | "platform_video_service" | "third_party_video_service";
-                                waiting_room_path?: string;
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Read one appointment
+         * @description Reads one appointment with its patient, provider-location and status. Answers 404 for an appointment the token may not see. Every read is recorded in the audit log.
+         */
+        get: operations["getAppointment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1170,141 +174,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload an attachment to an appointment */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    appointment_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "attachment": "<file bytes>",
-                     *       "attachment_type": "community_care_packet"
-                     *     }
-                     */
-                    "multipart/form-data": {
-                        /**
-                         * Format: binary
-                         * @description The file: jpg, png, pdf or docx, under 10 MB
-                         */
-                        attachment: string;
-                        attachment_type: "community_care_packet" | "pcp_patient_referral";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                         *         "attachments": [
-                         *           {
-                         *             "attachment_id": "at_6e0c55",
-                         *             "attachment_type": "string",
-                         *             "attachment_url": "https://api.example.org/v1/resource?page=1",
-                         *             "content_type": "string",
-                         *             "size_bytes": 1,
-                         *             "created_time_utc": "2026-11-22T06:46:40Z"
-                         *           }
-                         *         ]
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                appointment_id: string;
-                                attachments: {
-                                    attachment_id: string;
-                                    attachment_type: string;
-                                    attachment_url: string;
-                                    content_type: string;
-                                    created_time_utc: string;
-                                    size_bytes: number;
-                                }[];
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Upload an attachment to an appointment
+         * @description Uploads a file (JPEG, PNG, PDF or DOCX, under 10 MB, checked by content) to an appointment, as multipart form data. Not for failed appointments or more than 7 days after the start.
+         */
+        post: operations["uploadAttachment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1318,79 +192,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download an attachment */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    appointment_id: string;
-                    attachment_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The file, with its sniffed content type */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /** @example <file bytes> */
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Download an attachment
+         * @description Downloads an attachment of an appointment the token may see, with its stored content type.
+         */
+        get: operations["downloadAttachment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1406,125 +212,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the participants (the patient) of an appointment */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    appointment_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "provider_id": "pr_8kd2m1",
-                         *         "location_id": "lo_4hq7z3",
-                         *         "patient": {
-                         *           "patient_id": "string",
-                         *           "developer_patient_id": "string",
-                         *           "first_name": "Ada",
-                         *           "last_name": "Lovelace",
-                         *           "date_of_birth": "2026-12-01",
-                         *           "sex_at_birth": "male",
-                         *           "phone_number": "2125550123",
-                         *           "email_address": "ada@example.org",
-                         *           "uploaded_attachments": [
-                         *             {
-                         *               "attachment_type": "string",
-                         *               "attachment_url": "https://api.example.org/v1/resource?page=1"
-                         *             }
-                         *           ],
-                         *           "is_booked_by_another_patient": false
-                         *         }
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                location_id: string;
-                                patient: {
-                                    date_of_birth: string;
-                                    developer_patient_id?: string;
-                                    email_address: string;
-                                    first_name: string;
-                                    is_booked_by_another_patient: boolean;
-                                    last_name: string;
-                                    patient_id: string;
-                                    phone_number: string;
-                                    /** @enum {string} */
-                                    sex_at_birth: "male" | "female";
-                                    uploaded_attachments: {
-                                        attachment_type: string;
-                                        attachment_url: string;
-                                    }[];
-                                };
-                                provider_id: string;
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Read the participants (the patient) of an appointment
+         * @description Reads the participants of an appointment: the patient as booked. Audited like a read of the appointment.
+         */
+        get: operations["getAppointmentParticipants"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1542,141 +234,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel an appointment that is not already cancelled; releases its time */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                     *       "cancellation_reason_type": "patient_no_longer_available"
-                     *     }
-                     */
-                    "application/json": {
-                        appointment_id: string;
-                        /** @description Only with other_patient_reason or other_provider_reason */
-                        cancellation_reason?: string;
-                        /** @enum {string} */
-                        cancellation_reason_type?: "patient_no_longer_needs_appointment" | "patient_no_longer_available" | "other_patient_reason" | "missing_needed_patient_information" | "payment_or_insurance_issue" | "patient_or_visit_type_not_accepted" | "provider_not_available" | "rescheduling_patient" | "other_provider_reason";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                         *         "appointment_status": "cancelled",
-                         *         "developer_patient_id": "patient-1042"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                appointment_id: string;
-                                /** @enum {string} */
-                                appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
-                                developer_patient_id?: string;
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Cancel an appointment that is not already cancelled; releases its time
+         * @description Cancels an appointment and releases its time. A free-text `cancellation_reason` is taken only with the reason types `other_patient_reason` and `other_provider_reason`.
+         */
+        post: operations["cancelAppointment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1692,136 +254,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm a pending_booking appointment (manual confirmation) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c"
-                     *     }
-                     */
-                    "application/json": {
-                        appointment_id: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                         *         "appointment_status": "pending_booking",
-                         *         "developer_patient_id": "string"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                appointment_id: string;
-                                /** @enum {string} */
-                                appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
-                                developer_patient_id?: string;
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Confirm a pending_booking appointment (manual confirmation)
+         * @description Confirms a `pending_booking` appointment at a location that confirms manually. 409 when the appointment is in another state.
+         */
+        post: operations["confirmAppointment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1837,155 +274,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move an appointment to a new start time (only the time changes) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                     *       "start_time": "2026-12-02T14:00:00-05:00"
-                     *     }
-                     */
-                    "application/json": {
-                        appointment_id: string;
-                        /** @description New start, ISO-8601 with offset, offered by the availability endpoint */
-                        start_time: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                         *         "appointment_status": "pending_booking",
-                         *         "developer_patient_id": "string",
-                         *         "is_provider_resource": false,
-                         *         "location_phone_number": "2125550123",
-                         *         "location_phone_extension": "12",
-                         *         "waiting_room_path": "string",
-                         *         "confirmation_type": "auto",
-                         *         "visit_type": "in_person",
-                         *         "notes": "string"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                appointment_id: string;
-                                /** @enum {string} */
-                                appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
-                                /** @enum {string} */
-                                confirmation_type: "auto" | "manual" | "pending_evaluation";
-                                developer_patient_id?: string;
-                                is_provider_resource: boolean;
-                                location_phone_extension?: string;
-                                location_phone_number?: string;
-                                notes?: string;
-                                /** @enum {string} */
-                                visit_type: "in_person" | "platform_video_service" | "third_party_video_service";
-                                waiting_room_path?: string;
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Move an appointment to a new start time (only the time changes)
+         * @description Moves an appointment to another start time the availability endpoint offers for it; only the time changes. The new time is held at once, the old one until the move is confirmed (`pending_reschedule`, then `rescheduled` or `reschedule_failed`).
+         */
+        post: operations["rescheduleAppointment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2000,139 +293,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Record that the patient arrived, or mark a no_show (0–2 days after the start) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                     *       "appointment_status": "arrived"
-                     *     }
-                     */
-                    "application/json": {
-                        appointment_id: string;
-                        /** @enum {string} */
-                        appointment_status: "arrived" | "no_show";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                         *         "appointment_status": "pending_booking",
-                         *         "developer_patient_id": "string"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                appointment_id: string;
-                                /** @enum {string} */
-                                appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
-                                developer_patient_id?: string;
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Record that the patient arrived, or mark a no_show (0–2 days after the start)
+         * @description Records that the patient arrived, or marks a no-show (from the start time until two days after it).
+         */
+        put: operations["updateAppointmentStatus"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2149,103 +314,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotate the secret of a machine-to-machine client */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "application_client_id": "uc_0a9b8c7d6e5f4a3b"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description A confidential (machine-to-machine) client of your developer account */
-                        application_client_id: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "application_client_id": "uc_0a9b8c7d6e5f4a3b",
-                         *         "client_secret": "<CLIENT_SECRET>"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                application_client_id: string;
-                                /** @description The new secret; shown once. The old secret stops working at once. */
-                                client_secret: string;
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Rotate the secret of a machine-to-machine client
+         * @description Rotates the secret of the calling machine credential: the new secret is returned once and the old one stops working. A repeated Idempotency-Key answers 409; the secret is never replayed.
+         */
+        post: operations["rotateClientSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2259,149 +332,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List insurance plans */
-        get: {
-            parameters: {
-                query?: {
-                    care_category?: "health" | "dental" | "vision";
-                    network_type?: "hmo" | "ppo" | "pos" | "epo" | "indemnity" | "aso" | "aco" | "acp" | "medicare" | "medicaid" | "other" | "uncategorized" | "hmo_pos";
-                    /** @description Zero-based page index */
-                    page?: number;
-                    page_size?: number;
-                    plan_type?: "hmo" | "ppo" | "pos" | "epo" | "indemnity" | "aso" | "aco" | "acp" | "medicare" | "medicaid" | "other" | "uncategorized" | "hmo_pos";
-                    program_type?: "commercial" | "commercial_exchange" | "medicare" | "medicaid" | "workers_compensation" | "uncategorized";
-                    state?: string;
-                    status?: "inactive" | "active" | "deleted";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "page": 1,
-                         *       "page_size": 1,
-                         *       "total_count": 1,
-                         *       "next_url": "https://api.example.org/v1/resource?page=1",
-                         *       "data": [
-                         *         {
-                         *           "id": "sp_c41b07",
-                         *           "name": "Family medicine",
-                         *           "carrier": {
-                         *             "id": "sp_c41b07",
-                         *             "name": "Family medicine"
-                         *           },
-                         *           "plan_type": "string",
-                         *           "network_type": "string",
-                         *           "program_type": "string",
-                         *           "status": "inactive",
-                         *           "care_categories": [
-                         *             "string"
-                         *           ],
-                         *           "coverage_area": {
-                         *             "is_national": false,
-                         *             "states": [
-                         *               "NY"
-                         *             ]
-                         *           },
-                         *           "ref_metadata": {
-                         *             "created_timestamp_utc": "2026-11-22T06:46:40Z",
-                         *             "last_updated_timestamp_utc": "2026-12-01"
-                         *           }
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                care_categories: string[];
-                                carrier: {
-                                    id: string;
-                                    name: string;
-                                };
-                                coverage_area: {
-                                    is_national: boolean;
-                                    states: string[] | null;
-                                };
-                                id: string;
-                                name: string;
-                                network_type: string;
-                                plan_type: string;
-                                program_type: string;
-                                ref_metadata: {
-                                    created_timestamp_utc: string;
-                                    last_updated_timestamp_utc: string;
-                                };
-                                /** @enum {string} */
-                                status: "inactive" | "active" | "deleted";
-                            }[];
-                            next_url: string | null;
-                            page: number;
-                            page_size: number;
-                            request_id: string;
-                            total_count: number;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List insurance plans
+         * @description Lists insurance plans, filtered by carrier, state, plan or program type, paginated.
+         */
+        get: operations["listInsurancePlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2417,147 +352,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one insurance plan */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    insurance_plan_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "id": "sp_c41b07",
-                         *         "name": "Family medicine",
-                         *         "carrier": {
-                         *           "id": "sp_c41b07",
-                         *           "name": "Family medicine"
-                         *         },
-                         *         "plan_type": "string",
-                         *         "network_type": "string",
-                         *         "program_type": "string",
-                         *         "status": "inactive",
-                         *         "care_categories": [
-                         *           "string"
-                         *         ],
-                         *         "coverage_area": {
-                         *           "is_national": false,
-                         *           "states": [
-                         *             "NY"
-                         *           ]
-                         *         },
-                         *         "ref_metadata": {
-                         *           "created_timestamp_utc": "2026-11-22T06:46:40Z",
-                         *           "last_updated_timestamp_utc": "2026-12-01"
-                         *         }
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                care_categories: string[];
-                                carrier: {
-                                    id: string;
-                                    name: string;
-                                };
-                                coverage_area: {
-                                    is_national: boolean;
-                                    states: string[] | null;
-                                };
-                                id: string;
-                                name: string;
-                                network_type: string;
-                                plan_type: string;
-                                program_type: string;
-                                ref_metadata: {
-                                    created_timestamp_utc: string;
-                                    last_updated_timestamp_utc: string;
-                                };
-                                /** @enum {string} */
-                                status: "inactive" | "active" | "deleted";
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Read one insurance plan
+         * @description Reads one insurance plan with its carrier and coverage area.
+         */
+        get: operations["getInsurancePlan"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2573,244 +372,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search provider-locations near a ZIP code, nearest first */
-        get: {
-            parameters: {
-                query: {
-                    insurance_plan_id?: string;
-                    max_distance_to_patient_mi?: number;
-                    /** @description Zero-based page index */
-                    page?: number;
-                    page_size?: number;
-                    specialty_id?: string;
-                    visit_reason_id?: string;
-                    visit_type?: "all" | "in_person" | "video_visit";
-                    zip_code: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "page": 1,
-                         *       "page_size": 1,
-                         *       "total_count": 1,
-                         *       "next_url": "https://api.example.org/v1/resource?page=1",
-                         *       "data": {
-                         *         "search_parameters": {
-                         *           "specialty_id": "sp_c41b07",
-                         *           "visit_reason_id": "pc_f7a1c2"
-                         *         },
-                         *         "provider_locations": [
-                         *           {
-                         *             "provider_location_id": "pr_8kd2m1|lo_4hq7z3",
-                         *             "provider_location_type": "in_person_provider",
-                         *             "accepts_patient_insurance": "accepted",
-                         *             "first_availability_date_in_provider_local_time": "2026-12-01",
-                         *             "provider": {
-                         *               "provider_id": "pr_8kd2m1",
-                         *               "npi": "1234567893",
-                         *               "profile_url": "https://api.example.org/v1/resource?page=1",
-                         *               "first_name": "Ada",
-                         *               "last_name": "Lovelace",
-                         *               "title": "MD",
-                         *               "full_name": "Grace Hopper, MD",
-                         *               "gender_identity": "Female",
-                         *               "specialties": [
-                         *                 "Family medicine"
-                         *               ],
-                         *               "specialty_ids": [
-                         *                 "sp_c41b07"
-                         *               ],
-                         *               "default_visit_reason_id": "pc_f7a1c2",
-                         *               "visit_reason_ids": [
-                         *                 "pc_f7a1c2"
-                         *               ],
-                         *               "statement": "I take time to listen.",
-                         *               "provider_photo_url": "https://api.example.org/v1/resource?page=1",
-                         *               "languages": [
-                         *                 "English"
-                         *               ],
-                         *               "credentials": {
-                         *                 "certifications": [
-                         *                   "string"
-                         *                 ],
-                         *                 "education": {
-                         *                   "institutions": [
-                         *                     "string"
-                         *                   ]
-                         *                 }
-                         *               }
-                         *             },
-                         *             "location": {
-                         *               "address1": "350 5th Ave",
-                         *               "address2": "string",
-                         *               "city": "New York",
-                         *               "state": "NY",
-                         *               "zip_code": "10118",
-                         *               "latitude": 40.7484,
-                         *               "longitude": -73.9857,
-                         *               "location_name": "Family medicine",
-                         *               "phone_number": "2125550123",
-                         *               "phone_extension": "12",
-                         *               "time_zone": "America/New_York",
-                         *               "distance_to_patient_mi": 1
-                         *             },
-                         *             "virtual_location": {
-                         *               "state": "NY",
-                         *               "location_name": "Family medicine",
-                         *               "time_zone": "America/New_York"
-                         *             },
-                         *             "practice": {
-                         *               "practice_id": "pt_93kd0a",
-                         *               "practice_name": "Family medicine"
-                         *             },
-                         *             "booking_requirements": {
-                         *               "required_fields": [
-                         *                 "data.start_time"
-                         *               ],
-                         *               "accepts_booking_requests_from": [
-                         *                 "string"
-                         *               ]
-                         *             }
-                         *           }
-                         *         ]
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                provider_locations: {
-                                    /** @enum {string} */
-                                    accepts_patient_insurance: "accepted" | "not_accepted" | "insurance_not_specified";
-                                    booking_requirements: {
-                                        accepts_booking_requests_from: string[];
-                                        required_fields: string[];
-                                    };
-                                    first_availability_date_in_provider_local_time?: string;
-                                    location?: {
-                                        address1: string;
-                                        address2?: string;
-                                        city: string;
-                                        distance_to_patient_mi?: number;
-                                        latitude: number;
-                                        location_name?: string;
-                                        longitude: number;
-                                        phone_extension?: string;
-                                        phone_number?: string;
-                                        state: string;
-                                        time_zone: string;
-                                        zip_code: string;
-                                    };
-                                    practice: {
-                                        practice_id: string;
-                                        practice_name: string;
-                                    };
-                                    provider: {
-                                        credentials: {
-                                            certifications: string[];
-                                            education: {
-                                                institutions: string[];
-                                            };
-                                        };
-                                        default_visit_reason_id?: string;
-                                        first_name: string;
-                                        full_name: string;
-                                        gender_identity?: string;
-                                        languages: string[];
-                                        last_name: string;
-                                        npi: string;
-                                        profile_url: string;
-                                        provider_id: string;
-                                        provider_photo_url?: string;
-                                        specialties: string[];
-                                        specialty_ids: string[];
-                                        statement?: string;
-                                        title?: string;
-                                        visit_reason_ids: string[];
-                                    };
-                                    provider_location_id: string;
-                                    /** @enum {string} */
-                                    provider_location_type: "in_person_provider" | "virtual_provider";
-                                    virtual_location?: {
-                                        location_name?: string;
-                                        state: string;
-                                        time_zone: string;
-                                    };
-                                }[];
-                                search_parameters: {
-                                    specialty_id: string | null;
-                                    visit_reason_id: string | null;
-                                };
-                            };
-                            next_url: string | null;
-                            page: number;
-                            page_size: number;
-                            request_id: string;
-                            total_count: number;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Search provider-locations near a ZIP code, nearest first
+         * @description Searches provider-locations of the caller's directory near a ZIP code, nearest first, by specialty or visit reason, visit type, distance and insurance plan, paginated.
+         */
+        get: operations["searchProviderLocations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2826,105 +392,2866 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one provider-location of your directory */
-        get: {
-            parameters: {
-                query?: {
-                    insurance_plan_id?: string;
-                };
-                header?: never;
-                path: {
-                    provider_location_id: string;
-                };
-                cookie?: never;
+        /**
+         * Read one provider-location of your directory
+         * @description Reads one provider-location of the caller's directory: provider, location, visit reasons, booking requirements and next availability.
+         */
+        get: operations["getProviderLocation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider_locations/{provider_location_id}/insurance_mappings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a provider-location's insurance plan mappings and the plans it could accept
+         * @description Reads the insurance plans a provider-location takes and the plans it could take. 409 while a change is being applied.
+         */
+        get: operations["getInsuranceMappings"];
+        put?: never;
+        /**
+         * Request a change to a provider-location's insurance plans (applied asynchronously)
+         * @description Requests a change to the insurance plans a provider-location takes (add, remove or replace); applied asynchronously (202). In the sandbox, refused for provider-locations other developers' directories also hold.
+         */
+        post: operations["requestInsuranceMappingChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider_locations/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bookable start times per provider location for a visit reason and patient type
+         * @description Bookable start times of up to 50 provider-locations for a visit reason and patient type, in each provider's own UTC offset, over a window of at most 31 days (default: a week from today in the provider's zone), with the first availability after the window when it has none.
+         */
+        get: operations["getAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find providers of your directory by NPI
+         * @description Finds providers of the caller's directory by up to 50 NPIs, each with its provider-locations; with `insurance_plan_id`, whether each takes the plan.
+         */
+        get: operations["searchProvidersByNpi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{provider_id}/calendar/timeslots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a provider's calendar timeslots for a local date
+         * @description Reads the timeslots pushed for a provider on one local date, paginated with a cursor. For a machine credential whose directory holds the provider, or the provider's own user.
+         */
+        get: operations["getCalendarTimeslots"];
+        /**
+         * Replace all of a provider's timeslots on a local date (empty array or body erases them)
+         * @description Replaces every timeslot of a provider on one local date (an empty list or body erases them). Local times are in the slot's IANA zone; a time that does not exist there (a daylight-saving gap) is refused. Slots at locations the caller may not manage are skipped and reported.
+         */
+        put: operations["replaceCalendarTimeslots"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reference/npi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the NPIs of the active providers in your directory
+         * @description Lists the NPIs of the active providers in the caller's directory, paginated.
+         */
+        get: operations["listNpis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedulable_entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the schedulable entities (provider-locations) of your directory
+         * @description Lists the provider-locations of the caller's directory with their next availability, paginated; `recent_changes_72hrs` lists only those changed in the last 72 hours.
+         */
+        get: operations["listSchedulableEntities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/specialties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List specialties
+         * @description Lists the specialties of the environment, paginated.
+         */
+        get: operations["listSpecialties"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/specialties/{specialty_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one specialty
+         * @description Reads one specialty with its default visit reason.
+         */
+        get: operations["getSpecialty"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/token/anonymous-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue an anonymous token for one end user of your app
+         * @description Issues a short-lived anonymous token for one end user of the caller's app, for directory and availability reads from a browser. The token is never stored or replayed by Idempotency-Key.
+         */
+        post: operations["issueAnonymousToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/visit_reasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List visit reasons
+         * @description Lists the visit reasons of the environment, optionally of one specialty, paginated.
+         */
+        get: operations["listVisitReasons"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/visit_reasons/{visit_reason_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one visit reason
+         * @description Reads one visit reason with its durations for new and existing patients.
+         */
+        get: operations["getVisitReason"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/mock-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed example webhook (sandbox only)
+         * @description Sends one signed example webhook to a URL and returns the exact body sent (sandbox only). The receiver's status is reported in `Webhook-Delivery-Status` for public receivers only.
+         */
+        post: operations["sendMockWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /**
+         * @example {
+         *       "request_id": "9f0c6a51-3f0e-4a57-9a63-0d2f3c7f4b1e",
+         *       "error_type": "invalid_request",
+         *       "errors": [
+         *         {
+         *           "field": "data.patient.phone_number",
+         *           "message": "first digit must not be 0 or 1"
+         *         }
+         *       ]
+         *     }
+         */
+        ErrorBody: {
+            /** @enum {string} */
+            error_type: "api_error" | "invalid_request";
+            errors: {
+                /** @description The input at fault, as a dotted path */
+                field?: string;
+                message: string;
+            }[];
+            /** @description The `X-Request-Id` of the answer */
+            request_id: string;
+        };
+    };
+    responses: {
+        /** @description The request is malformed; `errors` names every bad field (schema, format and references) in one answer. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request's headers (with the URL) exceed 16 KB; answered without a body and the connection closed. */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The request body is larger than the operation takes; the connection is closed after the answer. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The database is unavailable or the service is shutting down; retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Too many requests; wait for `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The body's content type is not one the operation takes. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description A path parameter is longer than the service takes. */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *           "kid": "k1",
+                     *           "alg": "ES256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": Record<string, never>;
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "http://127.0.0.1:8080/auth",
+                     *       "authorization_endpoint": "http://127.0.0.1:8080/auth/authorize",
+                     *       "token_endpoint": "http://127.0.0.1:8080/auth/oauth/token",
+                     *       "jwks_uri": "http://127.0.0.1:8080/auth/.well-known/jwks.json",
+                     *       "grant_types_supported": [
+                     *         "client_credentials",
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": Record<string, never>;
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    authorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><title>Sign in – Carebook</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description An authorization request that cannot be sent back to the client (unknown client, unregistered redirect URI): an error page. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many authorization requests from this address: an error page, with `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    issueToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "<CLIENT_ID>",
+                 *       "client_secret": "<CLIENT_SECRET>",
+                 *       "audience": "http://127.0.0.1:8080/"
+                 *     }
+                 */
+                "application/json": {
+                    audience?: string;
+                    client_id?: string;
+                    client_secret?: string;
+                    code?: string;
+                    code_verifier?: string;
+                    /** @description client_credentials, authorization_code or refresh_token */
+                    grant_type: string;
+                    redirect_uri?: string;
+                    refresh_token?: string;
+                    scope?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 3600,
+                     *       "scope": "external.appointment.read external.appointment.write"
+                     *     }
+                     */
+                    "application/json": {
+                        access_token: string;
+                        expires_in: number;
+                        refresh_token?: string;
+                        scope: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
                     };
-                    content: {
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description: string;
+                    };
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    searchFacilities: {
+        parameters: {
+            query?: {
+                building_type?: "clinic" | "hospital";
+                insurance_plan_id?: string;
+                max_distance_to_patient_mi?: number;
+                npis?: string;
+                /** @description Zero-based page index */
+                page?: number;
+                page_size?: number;
+                visit_reason_id?: string;
+                zip_code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "page": 1,
+                     *       "page_size": 1,
+                     *       "total_count": 1,
+                     *       "next_url": "https://api.example.org/v1/resource?page=1",
+                     *       "data": [
+                     *         {
+                     *           "facility_id": "fa_1_0_0",
+                     *           "name": "Family medicine",
+                     *           "npi": "2255476725",
+                     *           "building_type": "clinic",
+                     *           "specialties": [
+                     *             "Family medicine"
+                     *           ],
+                     *           "languages": [
+                     *             "English"
+                     *           ],
+                     *           "visit_reason_ids": [
+                     *             "pc_psychiatry_1"
+                     *           ],
+                     *           "default_visit_reason_id": "pc_psychiatry_1",
+                     *           "location": {
+                     *             "address1": "350 5th Ave",
+                     *             "address2": "string",
+                     *             "city": "New York",
+                     *             "state": "NY",
+                     *             "zip_code": "53205",
+                     *             "latitude": 40.7484,
+                     *             "longitude": -73.9857,
+                     *             "location_name": "Family medicine",
+                     *             "phone_number": "2125550123",
+                     *             "phone_extension": "12",
+                     *             "time_zone": "America/Chicago",
+                     *             "distance_to_patient_mi": 1
+                     *           },
+                     *           "schedule": {
+                     *             "schedule_id": "sc_41a0d8",
+                     *             "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *             "booking_requirements": {
+                     *               "required_fields": [
+                     *                 "data.start_time"
+                     *               ],
+                     *               "accepts_booking_requests_from": [
+                     *                 "string"
+                     *               ]
+                     *             }
+                     *           },
+                     *           "practice": {
+                     *             "practice_id": "pt_1_1",
+                     *             "practice_name": "Family medicine"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            building_type: "clinic" | "hospital";
+                            default_visit_reason_id?: string;
+                            facility_id: string;
+                            languages: string[];
+                            location: {
+                                address1?: string;
+                                address2?: string;
+                                city?: string;
+                                distance_to_patient_mi?: number;
+                                latitude?: number;
+                                location_name?: string;
+                                longitude?: number;
+                                phone_extension?: string;
+                                phone_number?: string;
+                                state: string;
+                                time_zone: string;
+                                zip_code?: string;
+                            };
+                            name: string;
+                            npi?: string;
+                            practice: {
+                                practice_id: string;
+                                practice_name: string;
+                            };
+                            schedule: {
+                                booking_requirements: {
+                                    accepts_booking_requests_from: string[];
+                                    required_fields: string[];
+                                };
+                                provider_location_id: string;
+                                schedule_id: string;
+                            };
+                            specialties: string[];
+                            visit_reason_ids: string[];
+                        }[];
+                        next_url: string | null;
+                        page: number;
+                        page_size: number;
+                        request_id: string;
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFacility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                facility_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "facility_id": "fa_1_0_0",
+                     *         "name": "Family medicine",
+                     *         "npi": "2255476725",
+                     *         "building_type": "clinic",
+                     *         "specialties": [
+                     *           "Family medicine"
+                     *         ],
+                     *         "languages": [
+                     *           "English"
+                     *         ],
+                     *         "visit_reason_ids": [
+                     *           "pc_psychiatry_1"
+                     *         ],
+                     *         "default_visit_reason_id": "pc_psychiatry_1",
+                     *         "location": {
+                     *           "address1": "350 5th Ave",
+                     *           "address2": "string",
+                     *           "city": "New York",
+                     *           "state": "NY",
+                     *           "zip_code": "53205",
+                     *           "latitude": 40.7484,
+                     *           "longitude": -73.9857,
+                     *           "location_name": "Family medicine",
+                     *           "phone_number": "2125550123",
+                     *           "phone_extension": "12",
+                     *           "time_zone": "America/Chicago",
+                     *           "distance_to_patient_mi": 1
+                     *         },
+                     *         "schedule": {
+                     *           "schedule_id": "sc_41a0d8",
+                     *           "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *           "booking_requirements": {
+                     *             "required_fields": [
+                     *               "data.start_time"
+                     *             ],
+                     *             "accepts_booking_requests_from": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "practice": {
+                     *           "practice_id": "pt_1_1",
+                     *           "practice_name": "Family medicine"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            building_type: "clinic" | "hospital";
+                            default_visit_reason_id?: string;
+                            facility_id: string;
+                            languages: string[];
+                            location: {
+                                address1?: string;
+                                address2?: string;
+                                city?: string;
+                                distance_to_patient_mi?: number;
+                                latitude?: number;
+                                location_name?: string;
+                                longitude?: number;
+                                phone_extension?: string;
+                                phone_number?: string;
+                                state: string;
+                                time_zone: string;
+                                zip_code?: string;
+                            };
+                            name: string;
+                            npi?: string;
+                            practice: {
+                                practice_id: string;
+                                practice_name: string;
+                            };
+                            schedule: {
+                                booking_requirements: {
+                                    accepts_booking_requests_from: string[];
+                                    required_fields: string[];
+                                };
+                                provider_location_id: string;
+                                schedule_id: string;
+                            };
+                            specialties: string[];
+                            visit_reason_ids: string[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAppointments: {
+        parameters: {
+            query?: {
+                created_time_utc_max?: string;
+                created_time_utc_min?: string;
+                developer_patient_id?: string;
+                last_modified_time_utc_max?: string;
+                last_modified_time_utc_min?: string;
+                /** @description Comma-separated location ids */
+                location_ids?: string;
+                /** @description Zero-based page index */
+                page?: number;
+                page_size?: number;
+                /** @description Comma-separated practice ids */
+                practice_ids?: string;
+                /** @description Comma-separated provider ids */
+                provider_ids?: string;
+                sort_by?: "start_time_utc" | "created_time_utc" | "last_modified_time_utc";
+                sort_direction?: "ascending" | "descending";
+                start_time_utc_max?: string;
+                start_time_utc_min?: string;
+                /** @description Comma-delimited appointment statuses */
+                statuses?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "page": 1,
+                     *       "page_size": 1,
+                     *       "total_count": 1,
+                     *       "next_url": "https://api.example.org/v1/resource?page=1",
+                     *       "data": [
+                     *         {
+                     *           "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *           "appointment_status": "pending_booking",
+                     *           "developer_patient_id": "string",
+                     *           "is_provider_resource": false,
+                     *           "location_phone_number": "2125550123",
+                     *           "location_phone_extension": "12",
+                     *           "waiting_room_path": "string",
+                     *           "confirmation_type": "auto",
+                     *           "visit_type": "in_person",
+                     *           "notes": "string",
+                     *           "start_time": "2026-12-07T09:30:00-06:00",
+                     *           "created_time_utc": "2026-11-22T06:46:40Z",
+                     *           "last_modified_time_utc": "2026-11-22T06:46:40Z",
+                     *           "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *           "practice_id": "pt_1_1",
+                     *           "visit_reason_id": "pc_psychiatry_1",
+                     *           "patient_type": "new",
+                     *           "cancellation_reason": "string",
+                     *           "cancellation_reason_type": "string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                            cancellation_reason?: string;
+                            cancellation_reason_type?: string;
+                            /** @enum {string} */
+                            confirmation_type: "auto" | "manual" | "pending_evaluation";
+                            created_time_utc?: string;
+                            developer_patient_id?: string;
+                            is_provider_resource: boolean;
+                            last_modified_time_utc?: string;
+                            location_phone_extension?: string;
+                            location_phone_number?: string;
+                            notes?: string;
+                            /**
+                             * @description Whether the patient has been to the provider's practice
+                             * @enum {string}
+                             */
+                            patient_type?: "new" | "existing";
+                            practice_id?: string;
+                            provider_location_id: string;
+                            start_time: string;
+                            visit_reason_id: string;
+                            /** @enum {string} */
+                            visit_type?: "in_person" | "platform_video_service" | "third_party_video_service";
+                            waiting_room_path?: string;
+                        }[];
+                        next_url: string | null;
+                        page: number;
+                        page_size: number;
+                        request_id: string;
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "appointment_type": "providers",
+                 *       "data": {
+                 *         "start_time": "2026-12-07T09:30:00-06:00",
+                 *         "visit_reason_id": "pc_psychiatry_1",
+                 *         "provider_location_id": "pr_1_1|lo_1_1_0",
+                 *         "patient_type": "new",
+                 *         "notes": "Follow-up on knee pain",
+                 *         "patient": {
+                 *           "developer_patient_id": "patient-1042",
+                 *           "first_name": "Ada",
+                 *           "last_name": "Lovelace",
+                 *           "date_of_birth": "1990-05-17",
+                 *           "sex_at_birth": "female",
+                 *           "phone_number": "2125550123",
+                 *           "email_address": "ada@example.org",
+                 *           "patient_address": {
+                 *             "address1": "350 5th Ave",
+                 *             "city": "New York",
+                 *             "state": "NY",
+                 *             "zip_code": "10118"
+                 *           },
+                 *           "insurance": {
+                 *             "is_self_pay": true
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    appointment_type: "providers";
+                    data: {
+                        notes?: string;
+                        patient: {
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD, after 1880 and not in the future
+                             */
+                            date_of_birth: string;
+                            developer_patient_id?: string;
+                            email_address: string;
+                            first_name: string;
+                            /** @description `prefer_not_to_say` and `none_apply` must be used alone */
+                            gender?: ("female_at_birth" | "male_at_birth" | "cisgender" | "genderfluid" | "genderqueer" | "intersex" | "non_binary" | "transgender_man" | "transgender_woman" | "prefer_not_to_say" | "none_apply")[];
+                            /** @description Either an insurance plan (`insurance_plan_id`) or `is_self_pay: true`, not both */
+                            insurance?: {
+                                insurance_group_number?: string;
+                                insurance_member_id?: string;
+                                insurance_plan_id?: string;
+                                is_self_pay?: boolean;
+                            };
+                            last_name: string;
+                            patient_address: {
+                                address1: string;
+                                address2?: string;
+                                city: string;
+                                /**
+                                 * @description Two-letter US state or territory code
+                                 * @enum {string}
+                                 */
+                                state: "AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY" | "PR" | "VI" | "GU" | "AS" | "MP";
+                                /** @description 5 digits */
+                                zip_code: string;
+                            };
+                            /** @description Unformatted 10 digits; first and fourth digits not 0 or 1 */
+                            phone_number: string;
+                            /** @enum {string} */
+                            sex_at_birth: "male" | "female";
+                        };
                         /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "provider_location_id": "pr_8kd2m1|lo_4hq7z3",
-                         *         "provider_location_type": "in_person_provider",
-                         *         "accepts_patient_insurance": "accepted",
-                         *         "first_availability_date_in_provider_local_time": "2026-12-01",
-                         *         "provider": {
-                         *           "provider_id": "pr_8kd2m1",
-                         *           "npi": "1234567893",
-                         *           "profile_url": "https://api.example.org/v1/resource?page=1",
-                         *           "first_name": "Ada",
-                         *           "last_name": "Lovelace",
-                         *           "title": "MD",
-                         *           "full_name": "Grace Hopper, MD",
-                         *           "gender_identity": "Female",
-                         *           "specialties": [
-                         *             "Family medicine"
-                         *           ],
-                         *           "specialty_ids": [
-                         *             "sp_c41b07"
-                         *           ],
-                         *           "default_visit_reason_id": "pc_f7a1c2",
-                         *           "visit_reason_ids": [
-                         *             "pc_f7a1c2"
-                         *           ],
-                         *           "statement": "I take time to listen.",
-                         *           "provider_photo_url": "https://api.example.org/v1/resource?page=1",
-                         *           "languages": [
-                         *             "English"
-                         *           ],
-                         *           "credentials": {
-                         *             "certifications": [
-                         *               "string"
-                         *             ],
-                         *             "education": {
-                         *               "institutions": [
-                         *                 "string"
-                         *               ]
-                         *             }
-                         *           }
-                         *         },
-                         *         "location": {
-                         *           "address1": "350 5th Ave",
-                         *           "address2": "string",
-                         *           "city": "New York",
-                         *           "state": "NY",
-                         *           "zip_code": "10118",
-                         *           "latitude": 40.7484,
-                         *           "longitude": -73.9857,
-                         *           "location_name": "Family medicine",
-                         *           "phone_number": "2125550123",
-                         *           "phone_extension": "12",
-                         *           "time_zone": "America/New_York",
-                         *           "distance_to_patient_mi": 1
-                         *         },
-                         *         "virtual_location": {
-                         *           "state": "NY",
-                         *           "location_name": "Family medicine",
-                         *           "time_zone": "America/New_York"
-                         *         },
-                         *         "practice": {
-                         *           "practice_id": "pt_93kd0a",
-                         *           "practice_name": "Family medicine"
-                         *         },
-                         *         "booking_requirements": {
-                         *           "required_fields": [
-                         *             "data.start_time"
-                         *           ],
-                         *           "accepts_booking_requests_from": [
-                         *             "string"
-                         *           ]
-                         *         }
-                         *       }
-                         *     }
+                         * @description Whether the patient has been to the provider's practice
+                         * @enum {string}
                          */
-                        "application/json": {
-                            data: {
+                        patient_type: "new" | "existing";
+                        provider_location_id: string;
+                        /** @description ISO-8601 with a UTC offset; a start time the availability endpoint returns */
+                        start_time: string;
+                        visit_reason_id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "pending_booking",
+                     *         "developer_patient_id": "string",
+                     *         "is_provider_resource": false,
+                     *         "location_phone_number": "2125550123",
+                     *         "location_phone_extension": "12",
+                     *         "waiting_room_path": "string",
+                     *         "confirmation_type": "auto",
+                     *         "visit_type": "in_person",
+                     *         "notes": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                            /** @enum {string} */
+                            confirmation_type: "auto" | "manual" | "pending_evaluation";
+                            developer_patient_id?: string;
+                            is_provider_resource: boolean;
+                            location_phone_extension?: string;
+                            location_phone_number?: string;
+                            notes?: string;
+                            /** @enum {string} */
+                            visit_type: "in_person" | "platform_video_service" | "third_party_video_service";
+                            waiting_room_path?: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description Error body (interface.md §7) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+        };
+    };
+    getAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "pending_booking",
+                     *         "developer_patient_id": "string",
+                     *         "is_provider_resource": false,
+                     *         "location_phone_number": "2125550123",
+                     *         "location_phone_extension": "12",
+                     *         "waiting_room_path": "string",
+                     *         "confirmation_type": "auto",
+                     *         "visit_type": "in_person",
+                     *         "notes": "string",
+                     *         "start_time": "2026-12-07T09:30:00-06:00",
+                     *         "created_time_utc": "2026-11-22T06:46:40Z",
+                     *         "last_modified_time_utc": "2026-11-22T06:46:40Z",
+                     *         "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *         "practice_id": "pt_1_1",
+                     *         "visit_reason_id": "pc_psychiatry_1",
+                     *         "patient_type": "new",
+                     *         "cancellation_reason": "string",
+                     *         "cancellation_reason_type": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                            cancellation_reason?: string;
+                            cancellation_reason_type?: string;
+                            /** @enum {string} */
+                            confirmation_type: "auto" | "manual" | "pending_evaluation";
+                            created_time_utc?: string;
+                            developer_patient_id?: string;
+                            is_provider_resource: boolean;
+                            last_modified_time_utc?: string;
+                            location_phone_extension?: string;
+                            location_phone_number?: string;
+                            notes?: string;
+                            /**
+                             * @description Whether the patient has been to the provider's practice
+                             * @enum {string}
+                             */
+                            patient_type?: "new" | "existing";
+                            practice_id?: string;
+                            provider_location_id: string;
+                            start_time: string;
+                            visit_reason_id: string;
+                            /** @enum {string} */
+                            visit_type?: "in_person" | "platform_video_service" | "third_party_video_service";
+                            waiting_room_path?: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "attachment": "<file bytes>",
+                 *       "attachment_type": "community_care_packet"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file: jpg, png, pdf or docx, under 10 MB
+                     */
+                    attachment: string;
+                    attachment_type: "community_care_packet" | "pcp_patient_referral";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "attachments": [
+                     *           {
+                     *             "attachment_id": "at_6e0c55",
+                     *             "attachment_type": "string",
+                     *             "attachment_url": "https://api.example.org/v1/resource?page=1",
+                     *             "content_type": "string",
+                     *             "size_bytes": 1,
+                     *             "created_time_utc": "2026-11-22T06:46:40Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            attachments: {
+                                attachment_id: string;
+                                attachment_type: string;
+                                attachment_url: string;
+                                content_type: string;
+                                created_time_utc: string;
+                                size_bytes: number;
+                            }[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, with its sniffed content type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <file bytes> */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAppointmentParticipants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "provider_id": "pr_1_1",
+                     *         "location_id": "lo_1_1_0",
+                     *         "patient": {
+                     *           "patient_id": "string",
+                     *           "developer_patient_id": "string",
+                     *           "first_name": "Ada",
+                     *           "last_name": "Lovelace",
+                     *           "date_of_birth": "2026-12-01",
+                     *           "sex_at_birth": "male",
+                     *           "phone_number": "2125550123",
+                     *           "email_address": "ada@example.org",
+                     *           "uploaded_attachments": [
+                     *             {
+                     *               "attachment_type": "string",
+                     *               "attachment_url": "https://api.example.org/v1/resource?page=1"
+                     *             }
+                     *           ],
+                     *           "is_booked_by_another_patient": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            location_id: string;
+                            patient: {
+                                date_of_birth: string;
+                                developer_patient_id?: string;
+                                email_address: string;
+                                first_name: string;
+                                is_booked_by_another_patient: boolean;
+                                last_name: string;
+                                patient_id: string;
+                                phone_number: string;
+                                /** @enum {string} */
+                                sex_at_birth: "male" | "female";
+                                uploaded_attachments: {
+                                    attachment_type: string;
+                                    attachment_url: string;
+                                }[];
+                            };
+                            provider_id: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                 *       "cancellation_reason_type": "patient_no_longer_available"
+                 *     }
+                 */
+                "application/json": {
+                    appointment_id: string;
+                    /** @description Only with other_patient_reason or other_provider_reason */
+                    cancellation_reason?: string;
+                    /** @enum {string} */
+                    cancellation_reason_type?: "patient_no_longer_needs_appointment" | "patient_no_longer_available" | "other_patient_reason" | "missing_needed_patient_information" | "payment_or_insurance_issue" | "patient_or_visit_type_not_accepted" | "provider_not_available" | "rescheduling_patient" | "other_provider_reason";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "cancelled",
+                     *         "developer_patient_id": "patient-1042"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                            developer_patient_id?: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c"
+                 *     }
+                 */
+                "application/json": {
+                    appointment_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "pending_booking",
+                     *         "developer_patient_id": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                            developer_patient_id?: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rescheduleAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                 *       "start_time": "2026-12-09T13:30:00-06:00"
+                 *     }
+                 */
+                "application/json": {
+                    appointment_id: string;
+                    /** @description New start, ISO-8601 with offset, offered by the availability endpoint */
+                    start_time: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "pending_booking",
+                     *         "developer_patient_id": "string",
+                     *         "is_provider_resource": false,
+                     *         "location_phone_number": "2125550123",
+                     *         "location_phone_extension": "12",
+                     *         "waiting_room_path": "string",
+                     *         "confirmation_type": "auto",
+                     *         "visit_type": "in_person",
+                     *         "notes": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                            /** @enum {string} */
+                            confirmation_type: "auto" | "manual" | "pending_evaluation";
+                            developer_patient_id?: string;
+                            is_provider_resource: boolean;
+                            location_phone_extension?: string;
+                            location_phone_number?: string;
+                            notes?: string;
+                            /** @enum {string} */
+                            visit_type: "in_person" | "platform_video_service" | "third_party_video_service";
+                            waiting_room_path?: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAppointmentStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                 *       "appointment_status": "arrived"
+                 *     }
+                 */
+                "application/json": {
+                    appointment_id: string;
+                    /** @enum {string} */
+                    appointment_status: "arrived" | "no_show";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "pending_booking",
+                     *         "developer_patient_id": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                            developer_patient_id?: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateClientSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "application_client_id": "<CLIENT_ID>"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A confidential (machine-to-machine) client of your developer account */
+                    application_client_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "application_client_id": "<CLIENT_ID>",
+                     *         "client_secret": "<CLIENT_SECRET>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            application_client_id: string;
+                            /** @description The new secret; shown once. The old secret stops working at once. */
+                            client_secret: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInsurancePlans: {
+        parameters: {
+            query?: {
+                care_category?: "health" | "dental" | "vision";
+                network_type?: "hmo" | "ppo" | "pos" | "epo" | "indemnity" | "aso" | "aco" | "acp" | "medicare" | "medicaid" | "other" | "uncategorized" | "hmo_pos";
+                /** @description Zero-based page index */
+                page?: number;
+                page_size?: number;
+                plan_type?: "hmo" | "ppo" | "pos" | "epo" | "indemnity" | "aso" | "aco" | "acp" | "medicare" | "medicaid" | "other" | "uncategorized" | "hmo_pos";
+                program_type?: "commercial" | "commercial_exchange" | "medicare" | "medicaid" | "workers_compensation" | "uncategorized";
+                state?: string;
+                status?: "inactive" | "active" | "deleted";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "page": 1,
+                     *       "page_size": 1,
+                     *       "total_count": 1,
+                     *       "next_url": "https://api.example.org/v1/resource?page=1",
+                     *       "data": [
+                     *         {
+                     *           "id": "sp_psychiatry",
+                     *           "name": "Family medicine",
+                     *           "carrier": {
+                     *             "id": "sp_psychiatry",
+                     *             "name": "Family medicine"
+                     *           },
+                     *           "plan_type": "string",
+                     *           "network_type": "string",
+                     *           "program_type": "string",
+                     *           "status": "inactive",
+                     *           "care_categories": [
+                     *             "string"
+                     *           ],
+                     *           "coverage_area": {
+                     *             "is_national": false,
+                     *             "states": [
+                     *               "NY"
+                     *             ]
+                     *           },
+                     *           "ref_metadata": {
+                     *             "created_timestamp_utc": "2026-11-22T06:46:40Z",
+                     *             "last_updated_timestamp_utc": "2026-12-01"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            care_categories: string[];
+                            carrier: {
+                                id: string;
+                                name: string;
+                            };
+                            coverage_area: {
+                                is_national: boolean;
+                                states: string[] | null;
+                            };
+                            id: string;
+                            name: string;
+                            network_type: string;
+                            plan_type: string;
+                            program_type: string;
+                            ref_metadata: {
+                                created_timestamp_utc: string;
+                                last_updated_timestamp_utc: string;
+                            };
+                            /** @enum {string} */
+                            status: "inactive" | "active" | "deleted";
+                        }[];
+                        next_url: string | null;
+                        page: number;
+                        page_size: number;
+                        request_id: string;
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInsurancePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                insurance_plan_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "id": "sp_psychiatry",
+                     *         "name": "Family medicine",
+                     *         "carrier": {
+                     *           "id": "sp_psychiatry",
+                     *           "name": "Family medicine"
+                     *         },
+                     *         "plan_type": "string",
+                     *         "network_type": "string",
+                     *         "program_type": "string",
+                     *         "status": "inactive",
+                     *         "care_categories": [
+                     *           "string"
+                     *         ],
+                     *         "coverage_area": {
+                     *           "is_national": false,
+                     *           "states": [
+                     *             "NY"
+                     *           ]
+                     *         },
+                     *         "ref_metadata": {
+                     *           "created_timestamp_utc": "2026-11-22T06:46:40Z",
+                     *           "last_updated_timestamp_utc": "2026-12-01"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            care_categories: string[];
+                            carrier: {
+                                id: string;
+                                name: string;
+                            };
+                            coverage_area: {
+                                is_national: boolean;
+                                states: string[] | null;
+                            };
+                            id: string;
+                            name: string;
+                            network_type: string;
+                            plan_type: string;
+                            program_type: string;
+                            ref_metadata: {
+                                created_timestamp_utc: string;
+                                last_updated_timestamp_utc: string;
+                            };
+                            /** @enum {string} */
+                            status: "inactive" | "active" | "deleted";
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    searchProviderLocations: {
+        parameters: {
+            query: {
+                insurance_plan_id?: string;
+                max_distance_to_patient_mi?: number;
+                /** @description Zero-based page index */
+                page?: number;
+                page_size?: number;
+                specialty_id?: string;
+                visit_reason_id?: string;
+                visit_type?: "all" | "in_person" | "video_visit";
+                zip_code: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "page": 1,
+                     *       "page_size": 1,
+                     *       "total_count": 1,
+                     *       "next_url": "https://api.example.org/v1/resource?page=1",
+                     *       "data": {
+                     *         "search_parameters": {
+                     *           "specialty_id": "sp_psychiatry",
+                     *           "visit_reason_id": "pc_psychiatry_1"
+                     *         },
+                     *         "provider_locations": [
+                     *           {
+                     *             "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *             "provider_location_type": "in_person_provider",
+                     *             "accepts_patient_insurance": "accepted",
+                     *             "first_availability_date_in_provider_local_time": "2026-12-01",
+                     *             "provider": {
+                     *               "provider_id": "pr_1_1",
+                     *               "npi": "2255476725",
+                     *               "profile_url": "https://api.example.org/v1/resource?page=1",
+                     *               "first_name": "Ada",
+                     *               "last_name": "Lovelace",
+                     *               "title": "MD",
+                     *               "full_name": "Grace Hopper, MD",
+                     *               "gender_identity": "Female",
+                     *               "specialties": [
+                     *                 "Family medicine"
+                     *               ],
+                     *               "specialty_ids": [
+                     *                 "sp_psychiatry"
+                     *               ],
+                     *               "default_visit_reason_id": "pc_psychiatry_1",
+                     *               "visit_reason_ids": [
+                     *                 "pc_psychiatry_1"
+                     *               ],
+                     *               "statement": "I take time to listen.",
+                     *               "provider_photo_url": "https://api.example.org/v1/resource?page=1",
+                     *               "languages": [
+                     *                 "English"
+                     *               ],
+                     *               "credentials": {
+                     *                 "certifications": [
+                     *                   "string"
+                     *                 ],
+                     *                 "education": {
+                     *                   "institutions": [
+                     *                     "string"
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             },
+                     *             "location": {
+                     *               "address1": "350 5th Ave",
+                     *               "address2": "string",
+                     *               "city": "New York",
+                     *               "state": "NY",
+                     *               "zip_code": "53205",
+                     *               "latitude": 40.7484,
+                     *               "longitude": -73.9857,
+                     *               "location_name": "Family medicine",
+                     *               "phone_number": "2125550123",
+                     *               "phone_extension": "12",
+                     *               "time_zone": "America/Chicago",
+                     *               "distance_to_patient_mi": 1
+                     *             },
+                     *             "virtual_location": {
+                     *               "state": "NY",
+                     *               "location_name": "Family medicine",
+                     *               "time_zone": "America/Chicago"
+                     *             },
+                     *             "practice": {
+                     *               "practice_id": "pt_1_1",
+                     *               "practice_name": "Family medicine"
+                     *             },
+                     *             "booking_requirements": {
+                     *               "required_fields": [
+                     *                 "data.start_time"
+                     *               ],
+                     *               "accepts_booking_requests_from": [
+                     *                 "string"
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            provider_locations: {
                                 /** @enum {string} */
                                 accepts_patient_insurance: "accepted" | "not_accepted" | "insurance_not_specified";
                                 booking_requirements: {
@@ -2981,934 +3308,993 @@ export interface paths {
                                     state: string;
                                     time_zone: string;
                                 };
+                            }[];
+                            search_parameters: {
+                                specialty_id: string | null;
+                                visit_reason_id: string | null;
                             };
-                            request_id: string;
                         };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
+                        next_url: string | null;
+                        page: number;
+                        page_size: number;
+                        request_id: string;
+                        total_count: number;
                     };
                 };
             };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/provider_locations/{provider_location_id}/insurance_mappings": {
+    getProviderLocation: {
         parameters: {
-            query?: never;
+            query?: {
+                insurance_plan_id?: string;
+            };
             header?: never;
-            path?: never;
+            path: {
+                provider_location_id: string;
+            };
             cookie?: never;
         };
-        /** Read a provider-location's insurance plan mappings and the plans it could accept */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    provider_location_id: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "insurance_plan_mappings": [
-                         *           {
-                         *             "insurance_plan_id": "ip_2b7c91"
-                         *           }
-                         *         ],
-                         *         "eligible_insurances": [
-                         *           {
-                         *             "insurance_carrier_id": "ic_71aa02",
-                         *             "insurance_carrier_networks": [
-                         *               {
-                         *                 "program_type": "string",
-                         *                 "network_type": "string",
-                         *                 "insurance_plan_ids": [
-                         *                   "ip_2b7c91"
-                         *                 ]
-                         *               }
-                         *             ]
-                         *           }
-                         *         ]
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                eligible_insurances: {
-                                    insurance_carrier_id: string;
-                                    insurance_carrier_networks: {
-                                        insurance_plan_ids: string[];
-                                        network_type: string;
-                                        program_type: string;
-                                    }[];
-                                }[];
-                                insurance_plan_mappings: {
-                                    insurance_plan_id: string;
-                                }[];
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Request a change to a provider-location's insurance plans (applied asynchronously) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    provider_location_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     /**
                      * @example {
-                     *       "insurance_plan_ids": [
-                     *         "ip_2b7c91"
-                     *       ],
-                     *       "operation": "Add"
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *         "provider_location_type": "in_person_provider",
+                     *         "accepts_patient_insurance": "accepted",
+                     *         "first_availability_date_in_provider_local_time": "2026-12-01",
+                     *         "provider": {
+                     *           "provider_id": "pr_1_1",
+                     *           "npi": "2255476725",
+                     *           "profile_url": "https://api.example.org/v1/resource?page=1",
+                     *           "first_name": "Ada",
+                     *           "last_name": "Lovelace",
+                     *           "title": "MD",
+                     *           "full_name": "Grace Hopper, MD",
+                     *           "gender_identity": "Female",
+                     *           "specialties": [
+                     *             "Family medicine"
+                     *           ],
+                     *           "specialty_ids": [
+                     *             "sp_psychiatry"
+                     *           ],
+                     *           "default_visit_reason_id": "pc_psychiatry_1",
+                     *           "visit_reason_ids": [
+                     *             "pc_psychiatry_1"
+                     *           ],
+                     *           "statement": "I take time to listen.",
+                     *           "provider_photo_url": "https://api.example.org/v1/resource?page=1",
+                     *           "languages": [
+                     *             "English"
+                     *           ],
+                     *           "credentials": {
+                     *             "certifications": [
+                     *               "string"
+                     *             ],
+                     *             "education": {
+                     *               "institutions": [
+                     *                 "string"
+                     *               ]
+                     *             }
+                     *           }
+                     *         },
+                     *         "location": {
+                     *           "address1": "350 5th Ave",
+                     *           "address2": "string",
+                     *           "city": "New York",
+                     *           "state": "NY",
+                     *           "zip_code": "53205",
+                     *           "latitude": 40.7484,
+                     *           "longitude": -73.9857,
+                     *           "location_name": "Family medicine",
+                     *           "phone_number": "2125550123",
+                     *           "phone_extension": "12",
+                     *           "time_zone": "America/Chicago",
+                     *           "distance_to_patient_mi": 1
+                     *         },
+                     *         "virtual_location": {
+                     *           "state": "NY",
+                     *           "location_name": "Family medicine",
+                     *           "time_zone": "America/Chicago"
+                     *         },
+                     *         "practice": {
+                     *           "practice_id": "pt_1_1",
+                     *           "practice_name": "Family medicine"
+                     *         },
+                     *         "booking_requirements": {
+                     *           "required_fields": [
+                     *             "data.start_time"
+                     *           ],
+                     *           "accepts_booking_requests_from": [
+                     *             "string"
+                     *           ]
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": {
-                        insurance_plan_ids: string[];
-                        operation: "Add" | "Remove" | "Replace";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c"
-                         *     }
-                         */
-                        "application/json": {
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/provider_locations/availability": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Bookable start times per provider location for a visit reason and patient type */
-        get: {
-            parameters: {
-                query: {
-                    /** @description YYYY-MM-DD inclusive; default start + 7 days; at most start + 31 days */
-                    end_date_in_provider_local_time?: string;
-                    insurance_carrier_id?: string;
-                    insurance_plan_id?: string;
-                    patient_type: "new" | "existing";
-                    /** @description Comma list, at most 50 */
-                    provider_location_ids: string;
-                    /** @description YYYY-MM-DD; default today in the provider's zone */
-                    start_date_in_provider_local_time?: string;
-                    visit_reason_id: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_8c2d41",
-                         *       "data": [
-                         *         {
-                         *           "provider_location_id": "pr_8kd2m1|lo_4hq7z3",
-                         *           "first_availability": {
-                         *             "start_time": "2026-12-01T09:00:00-05:00",
-                         *             "visit_reason_id": "pc_f7a1c2"
-                         *           },
-                         *           "timeslots": [
-                         *             {
-                         *               "start_time": "2026-12-01T09:00:00-05:00",
-                         *               "visit_reason_id": "pc_f7a1c2"
-                         *             },
-                         *             {
-                         *               "start_time": "2026-12-01T09:30:00-05:00",
-                         *               "visit_reason_id": "pc_f7a1c2"
-                         *             }
-                         *           ]
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                first_availability?: {
-                                    /** @description ISO-8601 with the provider's own UTC offset */
-                                    start_time: string;
-                                    visit_reason_id: string;
-                                };
-                                provider_location_id: string;
-                                timeslots: {
-                                    /** @description ISO-8601 with the provider's own UTC offset */
-                                    start_time: string;
-                                    visit_reason_id: string;
-                                }[];
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/providers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Find providers of your directory by NPI */
-        get: {
-            parameters: {
-                query: {
-                    insurance_plan_id?: string;
-                    /** @description Comma-delimited NPIs, at most 50 */
-                    npis: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": [
-                         *         {
-                         *           "npi": "1234567893",
-                         *           "providers": [
-                         *             {
-                         *               "provider_id": "pr_8kd2m1",
-                         *               "npi": "1234567893",
-                         *               "profile_url": "https://api.example.org/v1/resource?page=1",
-                         *               "first_name": "Ada",
-                         *               "last_name": "Lovelace",
-                         *               "title": "MD",
-                         *               "full_name": "Grace Hopper, MD",
-                         *               "gender_identity": "Female",
-                         *               "specialties": [
-                         *                 "Family medicine"
-                         *               ],
-                         *               "specialty_ids": [
-                         *                 "sp_c41b07"
-                         *               ],
-                         *               "default_visit_reason_id": "pc_f7a1c2",
-                         *               "visit_reason_ids": [
-                         *                 "pc_f7a1c2"
-                         *               ],
-                         *               "statement": "I take time to listen.",
-                         *               "provider_photo_url": "https://api.example.org/v1/resource?page=1",
-                         *               "languages": [
-                         *                 "English"
-                         *               ],
-                         *               "credentials": {
-                         *                 "certifications": [
-                         *                   "string"
-                         *                 ],
-                         *                 "education": {
-                         *                   "institutions": [
-                         *                     "string"
-                         *                   ]
-                         *                 }
-                         *               },
-                         *               "locations": [
-                         *                 {
-                         *                   "provider_location_id": "pr_8kd2m1|lo_4hq7z3",
-                         *                   "accepts_patient_insurance": "accepted",
-                         *                   "booking_requirements": {
-                         *                     "required_fields": [
-                         *                       "data.start_time"
-                         *                     ],
-                         *                     "accepts_booking_requests_from": [
-                         *                       "string"
-                         *                     ]
-                         *                   },
-                         *                   "first_availability_date_in_provider_local_time": "2026-12-01",
-                         *                   "address1": "350 5th Ave",
-                         *                   "address2": "string",
-                         *                   "city": "New York",
-                         *                   "state": "NY",
-                         *                   "zip_code": "10118",
-                         *                   "latitude": 40.7484,
-                         *                   "longitude": -73.9857,
-                         *                   "location_name": "Family medicine",
-                         *                   "phone_number": "2125550123",
-                         *                   "phone_extension": "12",
-                         *                   "time_zone": "America/New_York"
-                         *                 }
-                         *               ],
-                         *               "virtual_locations": [
-                         *                 {
-                         *                   "provider_location_id": "pr_8kd2m1|lo_4hq7z3",
-                         *                   "accepts_patient_insurance": "accepted",
-                         *                   "booking_requirements": {
-                         *                     "required_fields": [
-                         *                       "data.start_time"
-                         *                     ],
-                         *                     "accepts_booking_requests_from": [
-                         *                       "string"
-                         *                     ]
-                         *                   },
-                         *                   "first_availability_date_in_provider_local_time": "2026-12-01",
-                         *                   "state": "NY",
-                         *                   "location_name": "Family medicine",
-                         *                   "time_zone": "America/New_York"
-                         *                 }
-                         *               ],
-                         *               "practice": {
-                         *                 "practice_id": "pt_93kd0a",
-                         *                 "practice_name": "Family medicine"
-                         *               }
-                         *             }
-                         *           ]
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                npi: string;
-                                providers: {
-                                    credentials: {
-                                        certifications: string[];
-                                        education: {
-                                            institutions: string[];
-                                        };
-                                    };
-                                    default_visit_reason_id?: string;
-                                    first_name: string;
-                                    full_name: string;
-                                    gender_identity?: string;
-                                    languages: string[];
-                                    last_name: string;
-                                    locations: {
-                                        /** @enum {string} */
-                                        accepts_patient_insurance: "accepted" | "not_accepted" | "insurance_not_specified";
-                                        address1: string;
-                                        address2?: string;
-                                        booking_requirements: {
-                                            accepts_booking_requests_from: string[];
-                                            required_fields: string[];
-                                        };
-                                        city: string;
-                                        first_availability_date_in_provider_local_time?: string;
-                                        latitude: number;
-                                        location_name?: string;
-                                        longitude: number;
-                                        phone_extension?: string;
-                                        phone_number?: string;
-                                        provider_location_id: string;
-                                        state: string;
-                                        time_zone: string;
-                                        zip_code: string;
-                                    }[];
-                                    npi: string;
-                                    practice: {
-                                        practice_id: string;
-                                        practice_name: string;
-                                    };
-                                    profile_url: string;
-                                    provider_id: string;
-                                    provider_photo_url?: string;
-                                    specialties: string[];
-                                    specialty_ids: string[];
-                                    statement?: string;
-                                    title?: string;
-                                    virtual_locations: {
-                                        /** @enum {string} */
-                                        accepts_patient_insurance: "accepted" | "not_accepted" | "insurance_not_specified";
-                                        booking_requirements: {
-                                            accepts_booking_requests_from: string[];
-                                            required_fields: string[];
-                                        };
-                                        first_availability_date_in_provider_local_time?: string;
-                                        location_name?: string;
-                                        provider_location_id: string;
-                                        state: string;
-                                        time_zone: string;
-                                    }[];
-                                    visit_reason_ids: string[];
-                                }[];
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/providers/{provider_id}/calendar/timeslots": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read a provider's calendar timeslots for a local date */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Local date YYYY-MM-DD */
-                    date: string;
-                    limit?: number;
-                    next_page_token?: string;
-                };
-                header?: never;
-                path: {
-                    provider_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "limit": 1,
-                         *       "next_page_token": "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.c2ln",
-                         *       "next_url": "https://api.example.org/v1/resource?page=1",
-                         *       "data": [
-                         *         {
-                         *           "timeslot_id": "ts_90bd21",
-                         *           "created_utc": "2026-11-22T06:46:40Z",
-                         *           "provider_id": "pr_8kd2m1",
-                         *           "location_id": "lo_4hq7z3",
-                         *           "start_time": "2026-12-01T09:30:00-05:00",
-                         *           "time_zone": "America/New_York",
-                         *           "allowed_visit_reason_ids": [
-                         *             "pc_f7a1c2"
-                         *           ],
-                         *           "excluded_visit_reason_ids": [
-                         *             "pc_f7a1c2"
-                         *           ],
-                         *           "patient_type": "new"
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                allowed_visit_reason_ids: string[];
-                                created_utc: string;
-                                excluded_visit_reason_ids: string[];
-                                location_id: string;
-                                /** @enum {string} */
-                                patient_type?: "new" | "existing";
-                                provider_id: string;
-                                /** @description Local date-time without offset */
-                                start_time: string;
+                        data: {
+                            /** @enum {string} */
+                            accepts_patient_insurance: "accepted" | "not_accepted" | "insurance_not_specified";
+                            booking_requirements: {
+                                accepts_booking_requests_from: string[];
+                                required_fields: string[];
+                            };
+                            first_availability_date_in_provider_local_time?: string;
+                            location?: {
+                                address1: string;
+                                address2?: string;
+                                city: string;
+                                distance_to_patient_mi?: number;
+                                latitude: number;
+                                location_name?: string;
+                                longitude: number;
+                                phone_extension?: string;
+                                phone_number?: string;
+                                state: string;
                                 time_zone: string;
-                                timeslot_id: string;
-                            }[];
-                            limit: number;
-                            next_page_token: string | null;
-                            next_url: string | null;
-                            request_id: string;
+                                zip_code: string;
+                            };
+                            practice: {
+                                practice_id: string;
+                                practice_name: string;
+                            };
+                            provider: {
+                                credentials: {
+                                    certifications: string[];
+                                    education: {
+                                        institutions: string[];
+                                    };
+                                };
+                                default_visit_reason_id?: string;
+                                first_name: string;
+                                full_name: string;
+                                gender_identity?: string;
+                                languages: string[];
+                                last_name: string;
+                                npi: string;
+                                profile_url: string;
+                                provider_id: string;
+                                provider_photo_url?: string;
+                                specialties: string[];
+                                specialty_ids: string[];
+                                statement?: string;
+                                title?: string;
+                                visit_reason_ids: string[];
+                            };
+                            provider_location_id: string;
+                            /** @enum {string} */
+                            provider_location_type: "in_person_provider" | "virtual_provider";
+                            virtual_location?: {
+                                location_name?: string;
+                                state: string;
+                                time_zone: string;
+                            };
                         };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
+                        request_id: string;
                     };
                 };
             };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
-        /** Replace all of a provider's timeslots on a local date (empty array or body erases them) */
-        put: {
-            parameters: {
-                query: {
-                    /** @description Local date YYYY-MM-DD */
-                    date: string;
-                };
-                header?: never;
-                path: {
-                    provider_id: string;
-                };
-                cookie?: never;
+    };
+    getInsuranceMappings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_location_id: string;
             };
-            requestBody: {
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     /**
                      * @example {
-                     *       "timeslots": [
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "insurance_plan_mappings": [
+                     *           {
+                     *             "insurance_plan_id": "ip_bcbs_ppo"
+                     *           }
+                     *         ],
+                     *         "eligible_insurances": [
+                     *           {
+                     *             "insurance_carrier_id": "ic_bcbs",
+                     *             "insurance_carrier_networks": [
+                     *               {
+                     *                 "program_type": "string",
+                     *                 "network_type": "string",
+                     *                 "insurance_plan_ids": [
+                     *                   "ip_bcbs_ppo"
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            eligible_insurances: {
+                                insurance_carrier_id: string;
+                                insurance_carrier_networks: {
+                                    insurance_plan_ids: string[];
+                                    network_type: string;
+                                    program_type: string;
+                                }[];
+                            }[];
+                            insurance_plan_mappings: {
+                                insurance_plan_id: string;
+                            }[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestInsuranceMappingChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_location_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "insurance_plan_ids": [
+                 *         "ip_aetna_ppo"
+                 *       ],
+                 *       "operation": "Add"
+                 *     }
+                 */
+                "application/json": {
+                    insurance_plan_ids: string[];
+                    operation: "Add" | "Remove" | "Replace";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c"
+                     *     }
+                     */
+                    "application/json": {
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAvailability: {
+        parameters: {
+            query: {
+                /** @description YYYY-MM-DD inclusive; default start + 7 days; at most start + 31 days */
+                end_date_in_provider_local_time?: string;
+                insurance_carrier_id?: string;
+                insurance_plan_id?: string;
+                patient_type: "new" | "existing";
+                /** @description Comma list, at most 50 */
+                provider_location_ids: string;
+                /** @description YYYY-MM-DD; default today in the provider's zone */
+                start_date_in_provider_local_time?: string;
+                visit_reason_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_8c2d41",
+                     *       "data": [
                      *         {
-                     *           "provider_id": "pr_8kd2m1",
-                     *           "location_id": "lo_4hq7z3",
-                     *           "start_time": "2026-12-01T09:00",
-                     *           "time_zone": "America/New_York",
+                     *           "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *           "first_availability": {
+                     *             "start_time": "2026-12-07T09:00:00-06:00",
+                     *             "visit_reason_id": "pc_psychiatry_1"
+                     *           },
+                     *           "timeslots": [
+                     *             {
+                     *               "start_time": "2026-12-07T09:00:00-06:00",
+                     *               "visit_reason_id": "pc_psychiatry_1"
+                     *             },
+                     *             {
+                     *               "start_time": "2026-12-07T09:30:00-06:00",
+                     *               "visit_reason_id": "pc_psychiatry_1"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            first_availability?: {
+                                /** @description ISO-8601 with the provider's own UTC offset */
+                                start_time: string;
+                                visit_reason_id: string;
+                            };
+                            provider_location_id: string;
+                            timeslots: {
+                                /** @description ISO-8601 with the provider's own UTC offset */
+                                start_time: string;
+                                visit_reason_id: string;
+                            }[];
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    searchProvidersByNpi: {
+        parameters: {
+            query: {
+                insurance_plan_id?: string;
+                /** @description Comma-delimited NPIs, at most 50 */
+                npis: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": [
+                     *         {
+                     *           "npi": "2255476725",
+                     *           "providers": [
+                     *             {
+                     *               "provider_id": "pr_1_1",
+                     *               "npi": "2255476725",
+                     *               "profile_url": "https://api.example.org/v1/resource?page=1",
+                     *               "first_name": "Ada",
+                     *               "last_name": "Lovelace",
+                     *               "title": "MD",
+                     *               "full_name": "Grace Hopper, MD",
+                     *               "gender_identity": "Female",
+                     *               "specialties": [
+                     *                 "Family medicine"
+                     *               ],
+                     *               "specialty_ids": [
+                     *                 "sp_psychiatry"
+                     *               ],
+                     *               "default_visit_reason_id": "pc_psychiatry_1",
+                     *               "visit_reason_ids": [
+                     *                 "pc_psychiatry_1"
+                     *               ],
+                     *               "statement": "I take time to listen.",
+                     *               "provider_photo_url": "https://api.example.org/v1/resource?page=1",
+                     *               "languages": [
+                     *                 "English"
+                     *               ],
+                     *               "credentials": {
+                     *                 "certifications": [
+                     *                   "string"
+                     *                 ],
+                     *                 "education": {
+                     *                   "institutions": [
+                     *                     "string"
+                     *                   ]
+                     *                 }
+                     *               },
+                     *               "locations": [
+                     *                 {
+                     *                   "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *                   "accepts_patient_insurance": "accepted",
+                     *                   "booking_requirements": {
+                     *                     "required_fields": [
+                     *                       "data.start_time"
+                     *                     ],
+                     *                     "accepts_booking_requests_from": [
+                     *                       "string"
+                     *                     ]
+                     *                   },
+                     *                   "first_availability_date_in_provider_local_time": "2026-12-01",
+                     *                   "address1": "350 5th Ave",
+                     *                   "address2": "string",
+                     *                   "city": "New York",
+                     *                   "state": "NY",
+                     *                   "zip_code": "53205",
+                     *                   "latitude": 40.7484,
+                     *                   "longitude": -73.9857,
+                     *                   "location_name": "Family medicine",
+                     *                   "phone_number": "2125550123",
+                     *                   "phone_extension": "12",
+                     *                   "time_zone": "America/Chicago"
+                     *                 }
+                     *               ],
+                     *               "virtual_locations": [
+                     *                 {
+                     *                   "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *                   "accepts_patient_insurance": "accepted",
+                     *                   "booking_requirements": {
+                     *                     "required_fields": [
+                     *                       "data.start_time"
+                     *                     ],
+                     *                     "accepts_booking_requests_from": [
+                     *                       "string"
+                     *                     ]
+                     *                   },
+                     *                   "first_availability_date_in_provider_local_time": "2026-12-01",
+                     *                   "state": "NY",
+                     *                   "location_name": "Family medicine",
+                     *                   "time_zone": "America/Chicago"
+                     *                 }
+                     *               ],
+                     *               "practice": {
+                     *                 "practice_id": "pt_1_1",
+                     *                 "practice_name": "Family medicine"
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            npi: string;
+                            providers: {
+                                credentials: {
+                                    certifications: string[];
+                                    education: {
+                                        institutions: string[];
+                                    };
+                                };
+                                default_visit_reason_id?: string;
+                                first_name: string;
+                                full_name: string;
+                                gender_identity?: string;
+                                languages: string[];
+                                last_name: string;
+                                locations: {
+                                    /** @enum {string} */
+                                    accepts_patient_insurance: "accepted" | "not_accepted" | "insurance_not_specified";
+                                    address1: string;
+                                    address2?: string;
+                                    booking_requirements: {
+                                        accepts_booking_requests_from: string[];
+                                        required_fields: string[];
+                                    };
+                                    city: string;
+                                    first_availability_date_in_provider_local_time?: string;
+                                    latitude: number;
+                                    location_name?: string;
+                                    longitude: number;
+                                    phone_extension?: string;
+                                    phone_number?: string;
+                                    provider_location_id: string;
+                                    state: string;
+                                    time_zone: string;
+                                    zip_code: string;
+                                }[];
+                                npi: string;
+                                practice: {
+                                    practice_id: string;
+                                    practice_name: string;
+                                };
+                                profile_url: string;
+                                provider_id: string;
+                                provider_photo_url?: string;
+                                specialties: string[];
+                                specialty_ids: string[];
+                                statement?: string;
+                                title?: string;
+                                virtual_locations: {
+                                    /** @enum {string} */
+                                    accepts_patient_insurance: "accepted" | "not_accepted" | "insurance_not_specified";
+                                    booking_requirements: {
+                                        accepts_booking_requests_from: string[];
+                                        required_fields: string[];
+                                    };
+                                    first_availability_date_in_provider_local_time?: string;
+                                    location_name?: string;
+                                    provider_location_id: string;
+                                    state: string;
+                                    time_zone: string;
+                                }[];
+                                visit_reason_ids: string[];
+                            }[];
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCalendarTimeslots: {
+        parameters: {
+            query: {
+                /** @description Local date YYYY-MM-DD */
+                date: string;
+                limit?: number;
+                next_page_token?: string;
+            };
+            header?: never;
+            path: {
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "limit": 1,
+                     *       "next_page_token": "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.c2ln",
+                     *       "next_url": "https://api.example.org/v1/resource?page=1",
+                     *       "data": [
+                     *         {
+                     *           "timeslot_id": "ts_90bd21",
+                     *           "created_utc": "2026-11-22T06:46:40Z",
+                     *           "provider_id": "pr_1_1",
+                     *           "location_id": "lo_1_1_0",
+                     *           "start_time": "2026-12-07T09:30:00-06:00",
+                     *           "time_zone": "America/Chicago",
                      *           "allowed_visit_reason_ids": [
-                     *             "pc_f7a1c2"
+                     *             "pc_psychiatry_1"
+                     *           ],
+                     *           "excluded_visit_reason_ids": [
+                     *             "pc_psychiatry_1"
                      *           ],
                      *           "patient_type": "new"
                      *         }
@@ -3916,1146 +4302,1157 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
-                        timeslots?: {
-                            allowed_visit_reason_ids?: string[];
-                            /** @description Beats allowed_visit_reason_ids */
-                            excluded_visit_reason_ids?: string[];
+                        data: {
+                            allowed_visit_reason_ids: string[];
+                            created_utc: string;
+                            excluded_visit_reason_ids: string[];
                             location_id: string;
                             /** @enum {string} */
                             patient_type?: "new" | "existing";
                             provider_id: string;
-                            /** @description ISO-8601 local date-time, optional seconds; date part must match `date` */
+                            /** @description Local date-time without offset */
                             start_time: string;
-                            /** @description IANA zone id */
                             time_zone: string;
+                            timeslot_id: string;
                         }[];
+                        limit: number;
+                        next_page_token: string | null;
+                        next_url: string | null;
+                        request_id: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "errors": {
-                         *         "not_found_location_ids": [
-                         *           "string"
-                         *         ]
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            errors: {
-                                not_found_location_ids: string[];
-                            };
-                            request_id: string;
-                        };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
                     };
                 };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
                     };
                 };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
                     };
                 };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
                     };
                 };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceCalendarTimeslots: {
+        parameters: {
+            query: {
+                /** @description Local date YYYY-MM-DD */
+                date: string;
+            };
+            header?: never;
+            path: {
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "timeslots": [
+                 *         {
+                 *           "provider_id": "pr_1_1",
+                 *           "location_id": "lo_1_1_0",
+                 *           "start_time": "2026-12-07T09:00",
+                 *           "time_zone": "America/Chicago",
+                 *           "allowed_visit_reason_ids": [
+                 *             "pc_psychiatry_1"
+                 *           ],
+                 *           "patient_type": "new"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    timeslots?: {
+                        allowed_visit_reason_ids?: string[];
+                        /** @description Beats allowed_visit_reason_ids */
+                        excluded_visit_reason_ids?: string[];
+                        location_id: string;
+                        /** @enum {string} */
+                        patient_type?: "new" | "existing";
+                        provider_id: string;
+                        /** @description ISO-8601 local date-time, optional seconds; date part must match `date` */
+                        start_time: string;
+                        /** @description IANA zone id */
+                        time_zone: string;
+                    }[];
                 };
             };
         };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "errors": {
+                     *         "not_found_location_ids": [
+                     *           "string"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        errors: {
+                            not_found_location_ids: string[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
     };
-    "/v1/reference/npi": {
+    listNpis: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Zero-based page index */
+                page?: number;
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** List the NPIs of the active providers in your directory */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Zero-based page index */
-                    page?: number;
-                    page_size?: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "page": 1,
-                         *       "page_size": 1,
-                         *       "total_count": 1,
-                         *       "next_url": "https://api.example.org/v1/resource?page=1",
-                         *       "data": {
-                         *         "npis": [
-                         *           "1234567893"
-                         *         ]
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                npis: string[];
-                            };
-                            next_url: string | null;
-                            page: number;
-                            page_size: number;
-                            request_id: string;
-                            total_count: number;
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "page": 1,
+                     *       "page_size": 1,
+                     *       "total_count": 1,
+                     *       "next_url": "https://api.example.org/v1/resource?page=1",
+                     *       "data": {
+                     *         "npis": [
+                     *           "2255476725"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            npis: string[];
                         };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
+                        next_url: string | null;
+                        page: number;
+                        page_size: number;
+                        request_id: string;
+                        total_count: number;
                     };
                 };
             };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/schedulable_entities": {
+    listSchedulableEntities: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Zero-based page index */
+                page?: number;
+                page_size?: number;
+                recent_changes_72hrs?: boolean;
+                /** @description Comma-delimited: provider_location */
+                schedule_types?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** List the schedulable entities (provider-locations) of your directory */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Zero-based page index */
-                    page?: number;
-                    page_size?: number;
-                    recent_changes_72hrs?: boolean;
-                    /** @description Comma-delimited: provider_location */
-                    schedule_types?: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "page": 1,
-                         *       "page_size": 1,
-                         *       "total_count": 1,
-                         *       "next_url": "https://api.example.org/v1/resource?page=1",
-                         *       "data": {
-                         *         "recent_change_summary": {
-                         *           "schedulable_entities_added": [
-                         *             "string"
-                         *           ],
-                         *           "schedulable_entities_removed": [
-                         *             "string"
-                         *           ],
-                         *           "schedulable_entities_profile_updated": [
-                         *             "2026-12-01"
-                         *           ]
-                         *         },
-                         *         "schedulable_entities": [
-                         *           {
-                         *             "id": "sp_c41b07",
-                         *             "npi": "1234567893",
-                         *             "type": "provider_location",
-                         *             "go_live_timestamp_utc": "2026-11-22T06:46:40Z",
-                         *             "profile_last_modified_timestamp_utc": "2026-11-22T06:46:40Z",
-                         *             "new_patient_availability": {
-                         *               "next_available_utc": "2026-11-22T06:46:40Z",
-                         *               "next_28_days": "none",
-                         *               "url": "https://api.example.org/v1/resource?page=1"
-                         *             },
-                         *             "existing_patient_availability": {
-                         *               "next_available_utc": "2026-11-22T06:46:40Z",
-                         *               "next_28_days": "none",
-                         *               "url": "https://api.example.org/v1/resource?page=1"
-                         *             },
-                         *             "time_zone": "America/New_York",
-                         *             "main_specialty_id": "sp_c41b07",
-                         *             "main_specialty_name": "Family medicine"
-                         *           }
-                         *         ]
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                recent_change_summary: {
-                                    schedulable_entities_added: string[];
-                                    schedulable_entities_profile_updated: string[];
-                                    schedulable_entities_removed: string[];
-                                };
-                                schedulable_entities: {
-                                    existing_patient_availability: {
-                                        /** @enum {string} */
-                                        next_28_days: "none" | "limited" | "available";
-                                        next_available_utc?: string;
-                                        url: string;
-                                    };
-                                    go_live_timestamp_utc: string;
-                                    id: string;
-                                    main_specialty_id?: string;
-                                    main_specialty_name?: string;
-                                    new_patient_availability: {
-                                        /** @enum {string} */
-                                        next_28_days: "none" | "limited" | "available";
-                                        next_available_utc?: string;
-                                        url: string;
-                                    };
-                                    npi?: string;
-                                    profile_last_modified_timestamp_utc: string;
-                                    time_zone?: string;
+                content: {
+                    /**
+                     * @example {
+                     *       "page": 1,
+                     *       "page_size": 1,
+                     *       "total_count": 1,
+                     *       "next_url": "https://api.example.org/v1/resource?page=1",
+                     *       "data": {
+                     *         "recent_change_summary": {
+                     *           "schedulable_entities_added": [
+                     *             "string"
+                     *           ],
+                     *           "schedulable_entities_removed": [
+                     *             "string"
+                     *           ],
+                     *           "schedulable_entities_profile_updated": [
+                     *             "2026-12-01"
+                     *           ]
+                     *         },
+                     *         "schedulable_entities": [
+                     *           {
+                     *             "id": "sp_psychiatry",
+                     *             "npi": "2255476725",
+                     *             "type": "provider_location",
+                     *             "go_live_timestamp_utc": "2026-11-22T06:46:40Z",
+                     *             "profile_last_modified_timestamp_utc": "2026-11-22T06:46:40Z",
+                     *             "new_patient_availability": {
+                     *               "next_available_utc": "2026-11-22T06:46:40Z",
+                     *               "next_28_days": "none",
+                     *               "url": "https://api.example.org/v1/resource?page=1"
+                     *             },
+                     *             "existing_patient_availability": {
+                     *               "next_available_utc": "2026-11-22T06:46:40Z",
+                     *               "next_28_days": "none",
+                     *               "url": "https://api.example.org/v1/resource?page=1"
+                     *             },
+                     *             "time_zone": "America/Chicago",
+                     *             "main_specialty_id": "sp_psychiatry",
+                     *             "main_specialty_name": "Family medicine"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            recent_change_summary: {
+                                schedulable_entities_added: string[];
+                                schedulable_entities_profile_updated: string[];
+                                schedulable_entities_removed: string[];
+                            };
+                            schedulable_entities: {
+                                existing_patient_availability: {
                                     /** @enum {string} */
-                                    type: "provider_location";
+                                    next_28_days: "none" | "limited" | "available";
+                                    next_available_utc?: string;
+                                    url: string;
+                                };
+                                go_live_timestamp_utc: string;
+                                id: string;
+                                main_specialty_id?: string;
+                                main_specialty_name?: string;
+                                new_patient_availability: {
+                                    /** @enum {string} */
+                                    next_28_days: "none" | "limited" | "available";
+                                    next_available_utc?: string;
+                                    url: string;
+                                };
+                                npi?: string;
+                                profile_last_modified_timestamp_utc: string;
+                                time_zone?: string;
+                                /** @enum {string} */
+                                type: "provider_location";
+                            }[];
+                        };
+                        next_url: string | null;
+                        page: number;
+                        page_size: number;
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSpecialties: {
+        parameters: {
+            query?: {
+                care_category?: "health" | "dental" | "vision";
+                /** @description Zero-based page index */
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "page": 1,
+                     *       "page_size": 1,
+                     *       "total_count": 1,
+                     *       "next_url": "https://api.example.org/v1/resource?page=1",
+                     *       "data": [
+                     *         {
+                     *           "id": "sp_psychiatry",
+                     *           "name": "Family medicine",
+                     *           "care_category": "health",
+                     *           "default_visit_reason_id": "pc_psychiatry_1",
+                     *           "default_visit_reason_name": "Family medicine"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            care_category: "health" | "dental" | "vision";
+                            default_visit_reason_id: string;
+                            default_visit_reason_name: string;
+                            id: string;
+                            name: string;
+                        }[];
+                        next_url: string | null;
+                        page: number;
+                        page_size: number;
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSpecialty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                specialty_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "id": "sp_psychiatry",
+                     *         "name": "Family medicine",
+                     *         "care_category": "health",
+                     *         "default_visit_reason_id": "pc_psychiatry_1",
+                     *         "default_visit_reason_name": "Family medicine"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            care_category: "health" | "dental" | "vision";
+                            default_visit_reason_id: string;
+                            default_visit_reason_name: string;
+                            id: string;
+                            name: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    issueAnonymousToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "app_client_id": "<APP_CLIENT_ID>"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description One of your developer account's OAuth client ids (usually the user client of your app) */
+                    app_client_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_51d0e2",
+                     *       "data": {
+                     *         "access_token": "eyJhbGciOiJFUzI1NiJ9.eyJhbm9ueW1vdXMiOnRydWV9.c2ln",
+                     *         "token_type": "Bearer",
+                     *         "expires_in": 3600
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description A JWT for directory and reference reads only */
+                            access_token: string;
+                            /** @description Seconds until the token expires (3600) */
+                            expires_in: number;
+                            /** @enum {string} */
+                            token_type: "Bearer";
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVisitReasons: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page index */
+                page?: number;
+                page_size?: number;
+                specialty_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "page": 1,
+                     *       "page_size": 1,
+                     *       "total_count": 1,
+                     *       "next_url": "https://api.example.org/v1/resource?page=1",
+                     *       "data": [
+                     *         {
+                     *           "id": "sp_psychiatry",
+                     *           "name": "Family medicine",
+                     *           "specialty_id": "sp_psychiatry"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            specialty_id: string;
+                        }[];
+                        next_url: string | null;
+                        page: number;
+                        page_size: number;
+                        request_id: string;
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getVisitReason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                visit_reason_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "id": "sp_psychiatry",
+                     *         "name": "Family medicine",
+                     *         "specialty_id": "sp_psychiatry"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            specialty_id: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error body (interface.md §7) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendMockWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "webhook_url": "https://hooks.example.org/carebook",
+                 *       "webhook_key": "c2VjcmV0LWtleQ==",
+                 *       "appointment_update_type": "updated"
+                 *     }
+                 */
+                "application/json": {
+                    appointment_update_type?: "updated" | "cancelled" | "created";
+                    /** @description Key for the signature, base64 */
+                    webhook_key: string;
+                    /** @description A valid URL that receives the mock request */
+                    webhook_url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_type": "appointment_updated",
+                     *       "webhook_timestamp": "2026-11-22T06:46:40.000Z",
+                     *       "data": {
+                     *         "data_type": "appointment_data",
+                     *         "appointment_data": {
+                     *           "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *           "appointment_updated_timestamp": "2026-11-22T06:46:39.512Z",
+                     *           "appointment_update_type": "updated",
+                     *           "changed_attributes": [
+                     *             {
+                     *               "attribute_path": "appointment.start_time"
+                     *             },
+                     *             {
+                     *               "attribute_path": "appointment.status"
+                     *             },
+                     *             {
+                     *               "attribute_path": "patient.uploaded_attachments",
+                     *               "attachment_type": "community_care_packet"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_data: {
+                                appointment_id: string;
+                                appointment_update_type: string;
+                                appointment_updated_timestamp: string;
+                                changed_attributes: {
+                                    /** @description With `patient.uploaded_attachments`: the type of the uploaded file */
+                                    attachment_type?: string;
+                                    attribute_path: string;
                                 }[];
                             };
-                            next_url: string | null;
-                            page: number;
-                            page_size: number;
-                            total_count: number;
+                            data_type: string;
                         };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
+                        event_type: string;
+                        webhook_timestamp: string;
                     };
                 };
             };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/specialties": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List specialties */
-        get: {
-            parameters: {
-                query?: {
-                    care_category?: "health" | "dental" | "vision";
-                    /** @description Zero-based page index */
-                    page?: number;
-                    page_size?: number;
+            /** @description Error body (interface.md §7) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "page": 1,
-                         *       "page_size": 1,
-                         *       "total_count": 1,
-                         *       "next_url": "https://api.example.org/v1/resource?page=1",
-                         *       "data": [
-                         *         {
-                         *           "id": "sp_c41b07",
-                         *           "name": "Family medicine",
-                         *           "care_category": "health",
-                         *           "default_visit_reason_id": "pc_f7a1c2",
-                         *           "default_visit_reason_name": "Family medicine"
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                /** @enum {string} */
-                                care_category: "health" | "dental" | "vision";
-                                default_visit_reason_id: string;
-                                default_visit_reason_name: string;
-                                id: string;
-                                name: string;
-                            }[];
-                            next_url: string | null;
-                            page: number;
-                            page_size: number;
-                            total_count: number;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/specialties/{specialty_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read one specialty */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    specialty_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "id": "sp_c41b07",
-                         *         "name": "Family medicine",
-                         *         "care_category": "health",
-                         *         "default_visit_reason_id": "pc_f7a1c2",
-                         *         "default_visit_reason_name": "Family medicine"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                /** @enum {string} */
-                                care_category: "health" | "dental" | "vision";
-                                default_visit_reason_id: string;
-                                default_visit_reason_name: string;
-                                id: string;
-                                name: string;
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/token/anonymous-user": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Issue an anonymous token for one end user of your app */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
-                    /**
-                     * @example {
-                     *       "app_client_id": "uc_0a9b8c7d6e5f4a3b"
-                     *     }
-                     */
                     "application/json": {
-                        /** @description One of your developer account's OAuth client ids (usually the user client of your app) */
-                        app_client_id: string;
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_51d0e2",
-                         *       "data": {
-                         *         "access_token": "eyJhbGciOiJFUzI1NiJ9.eyJhbm9ueW1vdXMiOnRydWV9.c2ln",
-                         *         "token_type": "Bearer",
-                         *         "expires_in": 3600
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                /** @description A JWT for directory and reference reads only */
-                                access_token: string;
-                                /** @description Seconds until the token expires (3600) */
-                                expires_in: number;
-                                /** @enum {string} */
-                                token_type: "Bearer";
-                            };
-                            request_id: string;
-                        };
-                    };
+            /** @description Error body (interface.md §7) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/visit_reasons": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List visit reasons */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Zero-based page index */
-                    page?: number;
-                    page_size?: number;
-                    specialty_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "page": 1,
-                         *       "page_size": 1,
-                         *       "total_count": 1,
-                         *       "next_url": "https://api.example.org/v1/resource?page=1",
-                         *       "data": [
-                         *         {
-                         *           "id": "sp_c41b07",
-                         *           "name": "Family medicine",
-                         *           "specialty_id": "sp_c41b07"
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                specialty_id: string;
-                            }[];
-                            next_url: string | null;
-                            page: number;
-                            page_size: number;
-                            request_id: string;
-                            total_count: number;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/visit_reasons/{visit_reason_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read one visit reason */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    visit_reason_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "request_id": "req_3f9a1c",
-                         *       "data": {
-                         *         "id": "sp_c41b07",
-                         *         "name": "Family medicine",
-                         *         "specialty_id": "sp_c41b07"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                specialty_id: string;
-                            };
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/webhook/mock-request": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send a signed example webhook (sandbox only) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
-                    /**
-                     * @example {
-                     *       "webhook_url": "https://hooks.example.org/carebook",
-                     *       "webhook_key": "c2VjcmV0LWtleQ==",
-                     *       "appointment_update_type": "updated"
-                     *     }
-                     */
                     "application/json": {
-                        appointment_update_type?: "updated" | "cancelled" | "created";
-                        /** @description Key for the signature, base64 */
-                        webhook_key: string;
-                        /** @description A valid URL that receives the mock request */
-                        webhook_url: string;
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "event_type": "appointment_updated",
-                         *       "webhook_timestamp": "2026-11-22T06:46:40.000Z",
-                         *       "data": {
-                         *         "data_type": "appointment_data",
-                         *         "appointment_data": {
-                         *           "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
-                         *           "appointment_updated_timestamp": "2026-11-22T06:46:39.512Z",
-                         *           "appointment_update_type": "updated",
-                         *           "changed_attributes": [
-                         *             {
-                         *               "attribute_path": "appointment.start_time"
-                         *             },
-                         *             {
-                         *               "attribute_path": "appointment.status"
-                         *             },
-                         *             {
-                         *               "attribute_path": "patient.uploaded_attachments",
-                         *               "attachment_type": "community_care_packet"
-                         *             }
-                         *           ]
-                         *         }
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                appointment_data: {
-                                    appointment_id: string;
-                                    appointment_update_type: string;
-                                    appointment_updated_timestamp: string;
-                                    changed_attributes: {
-                                        /** @description With `patient.uploaded_attachments`: the type of the uploaded file */
-                                        attachment_type?: string;
-                                        attribute_path: string;
-                                    }[];
-                                };
-                                data_type: string;
-                            };
-                            event_type: string;
-                            webhook_timestamp: string;
-                        };
-                    };
+            /** @description Error body (interface.md §7) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body (interface.md §7) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
-                    };
-                };
-                /** @description Error body (interface.md §7) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error_type: "api_error" | "invalid_request";
-                            errors: {
-                                field?: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                        };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
                     };
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
-export interface components {
-    schemas: never;
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
-}
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;

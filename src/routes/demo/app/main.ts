@@ -2,7 +2,7 @@
  * The booking demo's browser script: PKCE sign-in, search, availability, booking, listing and
  * cancelling, all through `@carebook/client` with the signed-in patient's token.
  */
-import { createCarebookClient, exchangeCode, parseCallback, startAuthorization, unwrap, UserTokenSource, type CarebookClient, type ProviderLocation, type TokenResponse } from '../../../../clients/typescript/src/index.js';
+import { createCarebookClient, exchangeCode, parseCallback, startAuthorization, unwrap, UserTokenSource, type CarebookClient, type ProviderLocation, type StateCode, type TokenResponse } from '../../../../clients/typescript/src/index.js';
 
 const SCOPE = 'external.appointment.read external.appointment.write offline_access';
 const cfg = document.body.dataset as { clientId: string; authUrl: string; redirectUri: string };
@@ -156,7 +156,7 @@ async function book(ev: SubmitEvent): Promise<void> {
             sex_at_birth: v('sex_at_birth') as 'female' | 'male',
             phone_number: v('phone_number'),
             email_address: v('email_address'),
-            patient_address: { address1: v('address1'), city: v('city'), state: v('state').toUpperCase(), zip_code: v('patient_zip') },
+            patient_address: { address1: v('address1'), city: v('city'), state: v('state').toUpperCase() as StateCode, zip_code: v('patient_zip') },
           },
         },
       },

@@ -7,7 +7,7 @@
 import { Type } from 'typebox';
 import { APPOINTMENT_STATUSES } from '../../../domain/appointments/states.js';
 import { CANCELLATION_REASON_TYPES } from '../../../domain/appointments/cancel.js';
-import { GENDER_VALUES } from '../../../domain/appointments/patient-rules.js';
+import { GENDER_VALUES, STATE_CODES } from '../../../domain/appointments/patient-rules.js';
 
 /** A string enum typed as the union of its values. */
 const enumOf = <T extends readonly string[]>(values: T, description?: string) =>
@@ -22,38 +22,72 @@ const ConfirmationType = enumOf(['auto', 'manual', 'pending_evaluation'] as cons
 const VisitType = enumOf(['in_person', 'platform_video_service', 'third_party_video_service'] as const);
 export const CancellationReasonType = enumOf(CANCELLATION_REASON_TYPES);
 
+/**
+ * A rule with its own message (`x-error-message`): Ajv reports a failure of the schema that carries
+ * it with that message, naming the field the schema describes (src/http/validation.ts).
+ */
+const rule = (message: string) => ({ 'x-error-message': message });
+const NotBlank = (maxLength: number) => Type.String({ maxLength, pattern: '\\S', ...rule('must not be blank') });
+
 export const PatientAddress = Type.Object({
-  address1: Type.String({ maxLength: 50 }),
+  address1: NotBlank(50),
   address2: Type.Optional(Type.String({ maxLength: 20 })),
-  city: Type.String({ maxLength: 50 }),
-  state: Type.String({ maxLength: 2, description: 'Two-letter state code' }),
-  zip_code: Type.String({ description: '5 digits' }),
+  city: NotBlank(50),
+  state: Type.String({ enum: [...STATE_CODES], description: 'Two-letter US state or territory code', ...rule('must be a two-letter US state code') }),
+  zip_code: Type.String({ pattern: '^[0-9]{5}$', description: '5 digits', ...rule('must be 5 digits') }),
 });
 
-export const PatientInsurance = Type.Object({
-  insurance_plan_id: OptStr,
-  insurance_group_number: OptStr,
-  insurance_member_id: OptStr,
-  is_self_pay: Type.Optional(Type.Boolean()),
-});
+const ALONE_GENDERS = ['prefer_not_to_say', 'none_apply'];
+
+export const PatientInsurance = Type.Object(
+  {
+    insurance_plan_id: Type.Optional(Type.String({ maxLength: 200 })),
+    insurance_group_number: OptStr,
+    insurance_member_id: OptStr,
+    is_self_pay: Type.Optional(Type.Boolean()),
+  },
+  {
+    description: 'Either an insurance plan (`insurance_plan_id`) or `is_self_pay: true`, not both',
+    // Self-pay names no plan; otherwise a plan is named.
+    if: { properties: { is_self_pay: { const: true } }, required: ['is_self_pay'] },
+    then: { not: { properties: { insurance_plan_id: { pattern: '\\S' } }, required: ['insurance_plan_id'] }, ...rule('names an insurance plan and is_self_pay: true; send one or the other') },
+    else: { properties: { insurance_plan_id: { type: 'string' } }, required: ['insurance_plan_id'], ...rule('must name insurance_plan_id, or set is_self_pay: true') },
+  },
+);
 
 export const PatientInput = Type.Object({
   developer_patient_id: Type.Optional(Type.String({ maxLength: 255 })),
-  first_name: Type.String({ maxLength: 50 }),
-  last_name: Type.String({ maxLength: 50 }),
-  date_of_birth: Type.String({ description: 'YYYY-MM-DD' }),
+  first_name: NotBlank(50),
+  last_name: NotBlank(50),
+  date_of_birth: Type.String({ format: 'date', description: 'YYYY-MM-DD, after 1880 and not in the future', ...rule('must be a real date YYYY-MM-DD') }),
   sex_at_birth: enumOf(['male', 'female'] as const),
-  phone_number: Type.String({ maxLength: 10, description: 'Unformatted 10 digits; first and fourth digits not 0 or 1' }),
-  email_address: Type.String({ maxLength: 255 }),
+  phone_number: Type.String({
+    maxLength: 10,
+    pattern: '^[2-9][0-9]{2}[2-9][0-9]{6}$',
+    description: 'Unformatted 10 digits; first and fourth digits not 0 or 1',
+    ...rule('must be 10 unformatted digits, the first and fourth not 0 or 1'),
+  }),
+  email_address: Type.String({ maxLength: 255, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', ...rule('must be an e-mail address') }),
   patient_address: PatientAddress,
   insurance: Type.Optional(PatientInsurance),
-  gender: Type.Optional(Type.Array(enumOf(GENDER_VALUES), { description: '`prefer_not_to_say` and `none_apply` must be used alone' })),
+  gender: Type.Optional(
+    Type.Array(enumOf(GENDER_VALUES), {
+      uniqueItems: true,
+      description: '`prefer_not_to_say` and `none_apply` must be used alone',
+      if: { contains: { enum: ALONE_GENDERS } },
+      then: { maxItems: 1, ...rule('prefer_not_to_say and none_apply must be used alone') },
+    }),
+  ),
 });
 
 export const CreateBody = Type.Object({
   appointment_type: Type.Literal('providers'),
   data: Type.Object({
-    start_time: Type.String({ description: 'ISO-8601 with offset; a start time the availability endpoint returns' }),
+    start_time: Type.String({
+      pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}.*([Zz]|[+-]\\d{2}:?\\d{2})$',
+      description: 'ISO-8601 with a UTC offset; a start time the availability endpoint returns',
+      ...rule('must be an ISO-8601 date-time with a UTC offset'),
+    }),
     visit_reason_id: Str,
     provider_location_id: Str,
     patient: PatientInput,
