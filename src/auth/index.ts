@@ -17,6 +17,7 @@ import { tokenRoute } from './routes/token.js';
 import type { KeyStore } from './signing-keys.js';
 import { createTokenVerifier } from './token-verifier.js';
 import { isDatabaseUnavailable, loggableError } from '../http/error-handler.js';
+import { closeAfterAnswer } from '../http/lingering-close.js';
 import { ApiError } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
@@ -48,6 +49,8 @@ export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) 
       // A body the JSON parser refused (a forbidden key): say which and why.
       return reply.code(400).send({ error: 'invalid_request', error_description: err.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') });
     }
+    // A body too large (or of a type not taken) was not read: answer, then close without a reset.
+    if (err.statusCode === 413 || err.statusCode === 415) closeAfterAnswer(req, reply);
     if (err.validation || (err.statusCode && err.statusCode < 500)) {
       // Every token error but invalid_client is 400 (RFC 6749 §5.2, contracts.md §3), an
       // unsupported media type included.

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorBody, type ErrorType, type FieldError } from './errors.js';
+import { closeAfterAnswer } from './lingering-close.js';
 import { trackRouteMethods } from './method-not-allowed.js';
 import { requestFieldErrors } from './validation.js';
 
@@ -33,6 +34,7 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ApiError) {
+      if (err.statusCode === 413) closeAfterAnswer(req, reply);
       return sendError(reply, err.statusCode, err.errorType, err.errors, err.headers);
     }
     if (err.validation) {
@@ -40,9 +42,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     const known = err.code ? CLIENT_ERRORS[err.code] : undefined;
     if (known) {
-      // The body was not (fully) read: close the connection after answering, so a client still
-      // uploading cannot hold the socket (and a graceful shutdown) open.
-      if (known[0] === 413 || known[0] === 415) reply.header('connection', 'close');
+      // The body was not (fully) read: close the connection after answering (lingering, so the
+      // answer is not lost to a reset), so a client still uploading cannot hold the socket open.
+      if (known[0] === 413 || known[0] === 415) closeAfterAnswer(req, reply);
       return sendError(reply, known[0], 'invalid_request', [{ message: known[1] }]);
     }
     if (err instanceof SyntaxError && err.statusCode === 400) {

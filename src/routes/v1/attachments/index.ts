@@ -13,6 +13,7 @@ import type { Db } from '../../../db/database.js';
 import { ATTACHMENT_TYPES, MAX_ATTACHMENT_BYTES, downloadAttachment, uploadAttachment } from '../../../domain/attachments/attachments.js';
 import { principalOf } from '../../../http/auth-guard.js';
 import { ApiError } from '../../../http/errors.js';
+import { closeAfterAnswer } from '../../../http/lingering-close.js';
 import { errorResponses } from '../common-schemas.js';
 
 const Attachment = Type.Object({
@@ -35,6 +36,9 @@ const UploadBody = Type.Object({
   attachment_type: Type.Union(ATTACHMENT_TYPES.map((t) => Type.Literal(t))),
 });
 
+/** The largest multipart body an attachment can arrive in: the file and up to 1 MiB of framing and fields. */
+const MAX_UPLOAD_BODY_BYTES = MAX_ATTACHMENT_BYTES + 1024 * 1024;
+
 const MULTIPART_ERRORS: Record<string, { field: string; message: string }> = {
   FST_REQ_FILE_TOO_LARGE: { field: 'attachment', message: 'must be under 10 MB' },
   FST_FILES_LIMIT: { field: 'attachment', message: 'send exactly one file' },
@@ -53,19 +57,32 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: D
     limits: { fileSize: MAX_ATTACHMENT_BYTES, files: 1, fields: 5, parts: 6, fieldSize: 1024, headerPairs: 50 },
   });
 
-  // Multipart failures are the client's: §7 body naming the part, and the connection closes so an
+  // Multipart failures are the client's: §7 body naming the part (400, as for every attachment
+  // rule, a file of 10 MB or more included), and the connection closes after the answer so an
   // oversized upload is not read to its end.
   app.setErrorHandler((err, req, reply) => {
-    const known = (err as { code?: string }).code ? MULTIPART_ERRORS[(err as { code: string }).code] : undefined;
+    const code = (err as { code?: string }).code;
+    const known = code ? MULTIPART_ERRORS[code] : undefined;
     if (!known) throw err;
-    reply.header('connection', 'close');
+    closeAfterAnswer(req, reply);
     throw new ApiError(400, 'invalid_request', [known]);
   });
 
   app.post(
     '/v1/appointments/:appointment_id/attachments',
     {
-      onRequest: app.guard({ scope: 'external.appointment.write' }),
+      onRequest: [
+        app.guard({ scope: 'external.appointment.write' }),
+        // A body that announces more than a file under 10 MB and its multipart framing can hold is
+        // refused before a byte of it is read (the same 400 as a file found too large while
+        // streaming), not read to its end.
+        async (req, reply) => {
+          if (Number(req.headers['content-length'] ?? 0) > MAX_UPLOAD_BODY_BYTES) {
+            closeAfterAnswer(req, reply);
+            throw new ApiError(400, 'invalid_request', [{ field: 'attachment', message: 'must be under 10 MB' }]);
+          }
+        },
+      ],
       // The body is multipart: its parts are validated in the domain (every bad part is named).
       validatorCompiler: () => () => true,
       schema: {
