@@ -1,6 +1,6 @@
 /**
- * Validation of `GET {auth_url}/authorize` (RFC 6749 §4.1.1, §4.1.2.1; RFC 7636 §4.3; interface.md
- * §5.2) and storage of the validated request while the user signs in. Framework-free.
+ * Validation of `GET {auth_url}/authorize` (RFC 6749 §4.1.1, §4.1.2.1; RFC 7636 §4.3), redirects
+ * back to the client, and the CSRF tokens of the sign-in forms. Framework-free.
  *
  * Order matters (RFC 6749 §4.1.2.1): until `client_id` and `redirect_uri` are known good, errors are
  * shown on an error page and never redirected; after that, errors go back to the client as
@@ -10,11 +10,7 @@ import { redirectUriProblem } from '../../domain/developers/create-developer.js'
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import type { Env } from '../../db/schema.js';
 import type { TokenVerifier } from '../../domain/credentials/principal.js';
-import { secretToken } from '../../lib/ids.js';
-import { hashToken } from '../../lib/secrets.js';
-import { AUTHORIZATION_REQUEST_TTL_MS } from '../lifetimes.js';
 import { isValidS256Challenge } from '../pkce.js';
 
 export interface ValidAuthorizeRequest {
@@ -43,7 +39,7 @@ export function acceptedAuthorizeAudiences(config: Config): string[] {
 
 const MAX_PARAM = 2048;
 
-/** Checks an authorization request. Nothing is stored; see `storeAuthorizationRequest`. */
+/** Checks an authorization request. Nothing is stored (see request-handle.ts). */
 export async function checkAuthorizeRequest(
   deps: { config: Config; db: Db; verifier: TokenVerifier },
   query: Record<string, unknown>,
@@ -160,76 +156,6 @@ export function redirectWith(redirectUri: string, params: Record<string, string 
   for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) url.searchParams.set(k, v);
   url.searchParams.set('iss', issuer);
   return url.toString();
-}
-
-/** A pending authorization request as stored. */
-export interface StoredAuthorizationRequest {
-  idHash: string;
-  clientId: string;
-  developerId: string;
-  appName: string;
-  redirectUri: string;
-  scopes: string[];
-  state: string | null;
-  codeChallenge: string;
-  loginHint: string | null;
-  anonymousSubject: string | null;
-}
-
-/** Stores a validated request bound to this browser; returns the opaque handle the forms carry. */
-export async function storeAuthorizationRequest(db: Db, env: Env, req: ValidAuthorizeRequest, browserId: string): Promise<string> {
-  const handle = secretToken();
-  await db
-    .insertInto('authorization_requests')
-    .values({
-      id_hash: hashToken(handle),
-      env,
-      client_id: req.clientId,
-      redirect_uri: req.redirectUri,
-      scopes: req.scopes,
-      state: req.state,
-      code_challenge: req.codeChallenge,
-      login_hint: req.loginHint,
-      anonymous_subject: req.anonymousSubject,
-      browser_hash: hashToken(browserId),
-      expires_at: new Date(Date.now() + AUTHORIZATION_REQUEST_TTL_MS),
-    })
-    .execute();
-  // Housekeeping: requests expired a day ago are of no further use.
-  if (Math.random() < 0.05) {
-    await db.deleteFrom('authorization_requests').where('expires_at', '<', new Date(Date.now() - 24 * 3600 * 1000)).execute();
-  }
-  return handle;
-}
-
-/**
- * Loads a pending request by handle, only for the browser that opened it, only while it is neither
- * expired nor completed.
- */
-export async function loadAuthorizationRequest(db: Db, env: Env, handle: unknown, browserId: string | undefined): Promise<StoredAuthorizationRequest | undefined> {
-  if (typeof handle !== 'string' || !handle || handle.length > 100 || !browserId) return undefined;
-  const row = await db
-    .selectFrom('authorization_requests as r')
-    .innerJoin('oauth_clients as c', 'c.client_id', 'r.client_id')
-    .innerJoin('developers as d', 'd.id', 'c.developer_id')
-    .select(['r.id_hash', 'r.client_id', 'c.developer_id', 'd.name', 'r.redirect_uri', 'r.scopes', 'r.state', 'r.code_challenge', 'r.login_hint', 'r.anonymous_subject', 'r.browser_hash', 'r.expires_at', 'r.completed_at'])
-    .where('r.id_hash', '=', hashToken(handle))
-    .where('r.env', '=', env)
-    .executeTakeFirst();
-  if (!row || row.completed_at || row.expires_at.getTime() <= Date.now()) return undefined;
-  if (!safeEqual(row.browser_hash, hashToken(browserId))) return undefined;
-  return {
-    idHash: row.id_hash,
-    clientId: row.client_id,
-    developerId: row.developer_id,
-    appName: row.name,
-    redirectUri: row.redirect_uri,
-    scopes: row.scopes,
-    state: row.state,
-    codeChallenge: row.code_challenge,
-    loginHint: row.login_hint,
-    anonymousSubject: row.anonymous_subject,
-  };
 }
 
 /**

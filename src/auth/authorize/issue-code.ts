@@ -7,7 +7,7 @@ import type { Env } from '../../db/schema.js';
 import { prefixedId, secretToken } from '../../lib/ids.js';
 import { hashToken } from '../../lib/secrets.js';
 import { AUTHORIZATION_CODE_TTL_MS, REFRESH_MAX_TTL_MS } from '../lifetimes.js';
-import type { StoredAuthorizationRequest } from './authorization-request.js';
+import type { StoredAuthorizationRequest } from './request-handle.js';
 
 /** Returns the code, or undefined when the request was completed meanwhile (double submit). */
 export async function issueAuthorizationCode(db: Db, env: Env, req: StoredAuthorizationRequest, userId: string): Promise<string | undefined> {

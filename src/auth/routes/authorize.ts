@@ -14,15 +14,8 @@ import type { TokenVerifier } from '../../domain/credentials/principal.js';
 import { createUser, MIN_PASSWORD_LENGTH, UserInputError } from '../../domain/users/create-user.js';
 import { secretToken } from '../../lib/ids.js';
 import { hashPassword, hashToken, verifyPassword } from '../../lib/secrets.js';
-import {
-  checkAuthorizeRequest,
-  csrfToken,
-  csrfTokenValid,
-  loadAuthorizationRequest,
-  redirectWith,
-  storeAuthorizationRequest,
-  type StoredAuthorizationRequest,
-} from '../authorize/authorization-request.js';
+import { checkAuthorizeRequest, csrfToken, csrfTokenValid, redirectWith } from '../authorize/authorization-request.js';
+import { loadAuthorizationRequest, requestHandle, storeOnFirstUse, type StoredAuthorizationRequest } from '../authorize/request-handle.js';
 import type { RenderedPage } from '../authorize/html.js';
 import { issueAuthorizationCode } from '../authorize/issue-code.js';
 import { endLoginSession, resumeLoginSession, startLoginSession } from '../authorize/login-sessions.js';
@@ -60,6 +53,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps): void {
   const { config, db } = deps;
   const env = config.appEnv;
+  const handleDeps = { config, db, verifier: deps.verifier };
   const authOrigin = new URL(config.authUrl).origin;
   const basePath = new URL(config.authUrl).pathname.replace(/\/+$/, '');
   const cookieBase = {
@@ -93,7 +87,7 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
         return undefined;
       }
     }
-    const r = await loadAuthorizationRequest(db, env, handle, browserId);
+    const r = await loadAuthorizationRequest(handleDeps, handle, browserId);
     if (!r || !browserId || typeof handle !== 'string') {
       expired(reply);
       return undefined;
@@ -102,6 +96,8 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
       sendPage(reply, 403, errorPage('The form could not be verified.', 'Go back, reload the page and try again.'));
       return undefined;
     }
+    // The user acts: from now on the request is stored (and can be completed only once).
+    if (post) await storeOnFirstUse(handleDeps, handle, r, browserId);
     return { r, browserId, handle };
   }
 
@@ -135,7 +131,8 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
         browserId = secretToken();
         reply.setCookie(BROWSER_COOKIE, browserId, { ...cookieBase, maxAge: SESSION_MAX_TTL_MS / 1000 });
       }
-      const handle = await storeAuthorizationRequest(db, env, valid, browserId);
+      // Nothing is stored until the user acts: the forms carry the request (request-handle.ts).
+      const handle = requestHandle(req.query as Record<string, unknown>, browserId);
       const c = ctx(browserId, handle, valid);
       const session = valid.forceLogin ? undefined : await resumeLoginSession(db, env, req.cookies[SESSION_COOKIE]);
       if (session && (!valid.loginHint || valid.loginHint.toLowerCase() === session.email.toLowerCase())) {
