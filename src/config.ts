@@ -29,6 +29,13 @@ export interface Config {
   dataDir: string;
   /** Bearer token of the admin API; unset turns the admin API off. */
   adminToken: string | undefined;
+  /**
+   * `ADMIN_PORT`: when set, the admin API is served only on this port (on `ADMIN_HOST`, default
+   * 127.0.0.1) and nothing else is; the public port answers `/admin` with 404.
+   */
+  adminPort: number | undefined;
+  /** `ADMIN_HOST`: the interface of the admin listener (default 127.0.0.1). */
+  adminHost: string;
   rateLimitPerMinute: number;
   redisUrl: string | undefined;
   logLevel: string;
@@ -40,6 +47,12 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** `REQUEST_TIMEOUT_SECONDS`: the whole request (headers and body) must arrive within this time, else 408. */
   requestTimeoutSeconds: number;
+  /**
+   * `MAX_CONNECTIONS_PER_ADDRESS`: open connections one client address may hold; more are refused
+   * (0: no limit). Default 256, or 0 behind a trusted proxy (every connection comes from it; the
+   * load balancer bounds each client instead).
+   */
+  maxConnectionsPerAddress: number;
   /** First webhook retry delay in ms; doubles per attempt (contracts.md §7). */
   webhookRetryBaseMs: number;
   /** How often background workers look for due work, in ms. */
@@ -122,6 +135,14 @@ function adminToken(raw: string | undefined, appEnv: Env): string | undefined {
   return raw;
 }
 
+/** `ADMIN_PORT`: a port other than `PORT`, or unset. */
+function adminPort(raw: string | undefined, port: number): number | undefined {
+  if (!raw) return undefined;
+  const value = int('ADMIN_PORT', raw, 0, 1, 65535);
+  if (value === port) throw new ConfigError('ADMIN_PORT must differ from PORT');
+  return value;
+}
+
 /** A key-encryption key in base64: 32 bytes. */
 function kek(name: string, raw: string): Buffer {
   const key = Buffer.from(raw.trim(), 'base64');
@@ -177,6 +198,8 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     preparedStatements: prepared === 'true',
     dataDir: vars.DATA_DIR || './data',
     adminToken: adminToken(vars.ADMIN_TOKEN, appEnv),
+    adminPort: adminPort(vars.ADMIN_PORT, port),
+    adminHost: vars.ADMIN_HOST || '127.0.0.1',
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', vars.RATE_LIMIT_PER_MINUTE, 1200, 1, 10_000_000),
     redisUrl: vars.REDIS_URL || undefined,
     logLevel: vars.LOG_LEVEL || 'info',
@@ -184,6 +207,7 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     allowPrivateWebhookTargets: allowPrivateTargets(vars.ALLOW_PRIVATE_WEBHOOK_TARGETS, appEnv, host),
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', vars.SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
     requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', vars.REQUEST_TIMEOUT_SECONDS, 60, 1, 3600),
+    maxConnectionsPerAddress: int('MAX_CONNECTIONS_PER_ADDRESS', vars.MAX_CONNECTIONS_PER_ADDRESS, vars.TRUST_PROXY ? 0 : 256, 0, 1_000_000),
     webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', vars.WEBHOOK_RETRY_BASE_MS, 5000, 10, 3_600_000),
     workerPollMs: int('WORKER_POLL_MS', vars.WORKER_POLL_MS, 1000, 10, 60_000),
     keyEncryptionKey: keyEncryptionKey(vars),

@@ -10,6 +10,7 @@ import { keyEncryptionOf, withKeyEncryption } from './auth/key-encryption.js';
 import { KeyStore } from './auth/signing-keys.js';
 import { bootstrapSandbox } from './domain/demo/bootstrap.js';
 import { buildApp } from './http/app.js';
+import { closeAdmin, listenAdmin } from './http/admin-listener.js';
 import { loggerOptions } from './http/logger.js';
 import { startBackgroundWorkers, type BackgroundWorkers } from './workers.js';
 
@@ -47,11 +48,13 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
     insuranceMappingJob: withWorkers,
   });
   await app.listen({ port: config.port, host: config.host });
+  const adminServer = config.adminPort !== undefined && config.adminToken ? await listenAdmin(app, config.adminHost, config.adminPort) : undefined;
   const workers = withWorkers ? startBackgroundWorkers(handle.db, config, logger, { engine: handle.engine, insuranceMappings: false }) : undefined;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
   if (announce) process.stdout.write(`Carebook (${config.appEnv}) listening on ${url}  docs: ${url}/docs\n`);
+  if (announce && adminServer) process.stdout.write(`Admin API on http://${config.adminHost}:${config.adminPort}/admin/v1\n`);
 
   let closing: Promise<void> | undefined;
   return {
@@ -59,6 +62,7 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
     close: () =>
       (closing ??= (async () => {
         await workers?.stop();
+        if (adminServer) await closeAdmin(adminServer);
         await app.close();
         if (!opts.handle) await handle.close();
       })()),

@@ -24,6 +24,8 @@ import { demoRoutes } from '../routes/demo/index.js';
 import { makeGuard } from './auth-guard.js';
 import { installIdempotency } from './idempotency.js';
 import { installOnePassValidation } from './one-pass-validation.js';
+import { limitConnectionsPerAddress } from './connection-limit.js';
+import { splitAdminPort } from './admin-listener.js';
 import { installJsonBodyParser } from './json-body.js';
 import { createRateLimiter } from './rate-limit.js';
 import { installErrorHandlers, sendError } from './error-handler.js';
@@ -94,6 +96,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
+  // One client address holds at most MAX_CONNECTIONS_PER_ADDRESS open connections (per process).
+  limitConnectionsPerAddress(app.server, config.maxConnectionsPerAddress);
+  // ADMIN_PORT: the admin API only on its own listener (started by `serve`), and only it there.
+  if (config.adminPort !== undefined) splitAdminPort(app, config.adminPort);
   installJsonBodyParser(app);
   // Fastify also parses text/plain by default; no route takes it but the directory import (which
   // adds its own parser): any other route answers a text body 415, as /openapi.json documents.
