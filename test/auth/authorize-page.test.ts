@@ -145,7 +145,7 @@ describe('the authorize endpoint and sign-in pages', () => {
     expect(other.statusCode).toBe(303);
   });
 
-  it('patient sign-up: validates, refuses a taken e-mail, creates a patient and continues to approval', async () => {
+  it('patient sign-up: validates, answers a taken e-mail exactly as a new one, creates a patient, then signs in to approval', async () => {
     const f = await open();
     const signupPage = await t.app.inject({ url: `/auth/authorize/signup?request=${encodeURIComponent(f.request)}`, headers: { cookie: f.cookie } });
     expect(signupPage.statusCode).toBe(200);
@@ -156,11 +156,18 @@ describe('the authorize endpoint and sign-in pages', () => {
     expect(short.body).toContain('aria-invalid="true"');
     const mismatch = await post('signup', f.cookie, { ...form, email: 'new@example.com', password: 'new-password-1', password_confirm: 'new-password-2' });
     expect(mismatch.body).toContain('The passwords do not match.');
+    // No account enumeration: a taken address gets the very page a new one does (the e-mail aside).
     const taken = await post('signup', f.cookie, { ...form, email: 'PAGE@example.com', password: 'new-password-1', password_confirm: 'new-password-1' });
-    expect(taken.body).toContain('already exists');
     const ok = await post('signup', f.cookie, { ...form, email: 'new@example.com', password: 'new-password-1', password_confirm: 'new-password-1' });
-    expect(ok.statusCode).toBe(303);
-    expect(ok.headers.location).toMatch(/^\/auth\/authorize\/consent\?request=/);
+    expect(taken.statusCode).toBe(200);
+    expect(ok.statusCode).toBe(200);
+    const normalise = (body: string) => body.replace(/PAGE@example\.com|new@example\.com/g, 'E').replace(/nonce-[\w+/=-]+|nonce="[^"]*"/g, 'N');
+    expect(normalise(taken.body)).toBe(normalise(ok.body));
+    expect(ok.body).toContain('If this e-mail address already had an account, it is unchanged');
+    expect(await t.db.selectFrom('users').select('password_hash').where('email', '=', 'page@example.com').executeTakeFirstOrThrow()).toBeDefined();
+    const signedIn = await post('signin', f.cookie, { ...form, email: 'new@example.com', password: 'new-password-1' });
+    expect(signedIn.statusCode).toBe(303);
+    expect(signedIn.headers.location).toMatch(/^\/auth\/authorize\/consent\?request=/);
     const user = await t.db.selectFrom('users').select(['role', 'password_hash']).where('email', '=', 'new@example.com').executeTakeFirstOrThrow();
     expect(user.role).toBe('patient');
     expect(user.password_hash).toMatch(/^\$argon2id\$/);

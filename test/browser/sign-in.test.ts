@@ -118,6 +118,12 @@ describe('sign-in page in Chromium', () => {
     await page.getByLabel('Confirm password').fill('new-patient-pw-1');
     await page.screenshot({ path: join(tmpdir(), 'carebook-signup.png'), fullPage: true });
     await page.getByRole('button', { name: 'Create account' }).click();
+    // The same answer whether or not the address had an account: sign in with the new password.
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Sign in with your e-mail address and password');
+    expect(await page.getByLabel('E-mail address').inputValue()).toBe('new.patient@example.com');
+    await page.screenshot({ path: join(tmpdir(), 'carebook-signup-done.png'), fullPage: true });
+    await page.getByLabel('Password').fill('new-patient-pw-1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/authorize\/consent/);
     expect(await page.textContent('main')).toContain('new.patient@example.com');
     expect(await page.textContent('main')).not.toContain('Offline access');

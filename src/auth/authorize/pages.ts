@@ -65,13 +65,14 @@ function cancelForm(ctx: FormContext, label: string): Html {
 }
 
 /** The sign-in form. */
-export function signInPage(ctx: FormContext, opts: { email?: string; error?: string; fieldErrors?: FieldErrors } = {}): RenderedPage {
+export function signInPage(ctx: FormContext, opts: { email?: string; error?: string; fieldErrors?: FieldErrors; notice?: string } = {}): RenderedPage {
   const fe = opts.fieldErrors ?? {};
   return page({
     title: 'Sign in',
     formTargets: [ctx.redirectOrigin],
     content: html`<h1>Sign in</h1>
 <p class="lead">to continue to <strong>${ctx.appName}</strong></p>
+${opts.notice ? html`<div class="notice" role="status" style="margin:0 0 16px"><p class="m0">${opts.notice}</p></div>` : ''}
 ${alert(opts.error)}
 <form method="post" action="${ctx.basePath}/authorize/signin" novalidate>
 ${hidden(ctx)}

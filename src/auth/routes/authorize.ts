@@ -40,6 +40,9 @@ export const AUTHORIZE_PER_MINUTE = 120;
 const BROWSER_COOKIE = 'cb_browser';
 const SESSION_COOKIE = 'cb_session';
 
+/** What a sign-up answers, whether the address was new or not (docs/auth.md, "Sign-up"). */
+export const SIGNED_UP = 'Done. If this e-mail address already had an account, it is unchanged. Sign in with your e-mail address and password to continue.';
+
 /** Marks routes whose errors render as HTML pages rather than RFC 6749 JSON. */
 export const HTML_ROUTE = { html: true } as const;
 
@@ -226,21 +229,22 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
       reply.header('retry-after', String(wait));
       return render(429, {}, 'Too many accounts were created from your network. Try again later.');
     }
-    let userId: string;
+    // The same answer whether or not the e-mail address already has an account (no account
+    // enumeration, docs/auth.md, "Sign-up"): the sign-in page, asking for the password. A new
+    // account is created; for a known address nothing changes, and the password is hashed all the
+    // same so that both take as long.
     try {
-      userId = (await createUser(db, { env, email, password, role: 'patient' })).user_id;
+      await createUser(db, { env, email, password, role: 'patient' });
+      req.log.info({ event: 'signup' }, 'patient signed up');
     } catch (e) {
       if (!(e instanceof UserInputError)) throw e;
-      const key: keyof FieldErrors = e.field === 'password' ? 'password' : 'email';
-      const message = /already exists/.test(e.message)
-        ? 'An account with this e-mail address already exists. Sign in instead.'
-        : `${key === 'email' ? 'E-mail address' : 'Password'} ${e.message}.`;
-      return render(400, { [key]: message });
+      if (!/already exists/.test(e.message)) {
+        const key: keyof FieldErrors = e.field === 'password' ? 'password' : 'email';
+        return render(400, { [key]: `${key === 'email' ? 'E-mail address' : 'Password'} ${e.message}.` });
+      }
+      await hashPassword(password);
     }
-    req.log.info({ event: 'signup' }, 'patient signed up');
-    const sessionId = await startLoginSession(db, env, userId, p.r.anonymousSubject);
-    reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: SESSION_MAX_TTL_MS / 1000 });
-    return reply.redirect(consentUrl(p.handle), 303);
+    return sendPage(reply, 200, signInPage(c, { email, notice: SIGNED_UP }));
   });
 
   app.post('/authorize/decision', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
