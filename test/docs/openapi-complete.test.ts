@@ -6,6 +6,8 @@
  * enumerations, cross-field `if`/`then`), and the service applies them with the schema's messages.
  * Redocly and Spectral lint the same document in `.ci/run` (`npm run lint:openapi`).
  */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth.js';
 import { testApp, newDeveloper, type TestApp } from '../helpers/app.js';
@@ -63,6 +65,14 @@ describe('/openapi.json is complete and true', () => {
     let last = 0;
     for (let i = 0; i < 40 && last !== 429; i++) last = (await t.app.inject({ url: '/v1/specialties', headers: h })).statusCode;
     expect(last).toBe(429);
+  });
+
+  it('nothing a user receives cites a file outside the repository: the document, the client\'s sources and README', async () => {
+    const outside = /interface\.md|contracts\.md|shared\/spec/;
+    expect(JSON.stringify(doc)).not.toMatch(outside);
+    const dir = 'clients/typescript/src';
+    const files = [...(await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f)), 'clients/typescript/README.md', 'clients/typescript/openapi.json'];
+    for (const f of files) expect(await readFile(f, 'utf8'), f).not.toMatch(outside);
   });
 
   it('the booking schema states the rules the service enforces, and the service answers with its messages', async () => {

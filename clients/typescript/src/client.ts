@@ -77,7 +77,7 @@ export interface CarebookClient {
   tokenUrl: string;
   /** Every page of a paginated listing, following `next_url` until it is null. */
   pages<P extends PagedPath>(path: P, query?: QueryOf<P>): AsyncGenerator<BodyOf<P>>;
-  /** Every appointment the credential may see (at most 1 000, interface.md §8). */
+  /** Every appointment the credential may see (at most 1 000: the service's pagination limit). */
   appointments(query?: QueryOf<'/v1/appointments'>): AsyncGenerator<Appointment>;
   /** Every active NPI. */
   npis(query?: QueryOf<'/v1/reference/npi'>): AsyncGenerator<string>;
@@ -90,7 +90,7 @@ export interface CarebookClient {
   facilities(query: QueryOf<'/v1-beta/facilities'>): AsyncGenerator<BodyOf<'/v1-beta/facilities'>['data'][number]>;
   /** A provider's calendar timeslots on one date, following `next_page_token`. */
   calendarTimeslots(providerId: string, query: CalendarQuery): AsyncGenerator<CalendarTimeslot>;
-  /** An anonymous end-user token for the app's user client (interface.md §5.3). */
+  /** An anonymous end-user token for the app's user client (docs/auth.md, "Anonymous tokens"). */
   anonymousToken(appClientId: string): Promise<TokenResponse>;
 }
 

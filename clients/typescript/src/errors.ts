@@ -1,6 +1,6 @@
 /** Errors the client throws. */
 
-/** One item of the service's error body (interface.md §7). */
+/** One item of the service's error body (docs/api/errors.md). */
 export interface ApiErrorItem {
   field?: string;
   message: string;
@@ -17,7 +17,7 @@ export class CarebookError extends Error {
     readonly requestId: string | undefined,
     /** `error_type` (`api_error`, `invalid_request`) or the OAuth `error` code. */
     readonly errorType: string | undefined,
-    /** The `errors` array of interface.md §7 (empty for OAuth errors). */
+    /** The `errors` array of the error body (docs/api/errors.md) (empty for OAuth errors). */
     readonly errors: ApiErrorItem[],
     /** The parsed body as received. */
     readonly body: unknown,

@@ -1,5 +1,5 @@
 /**
- * The authorization code flow with PKCE (interface.md §5.2), for browsers and Node alike (Web Crypto).
+ * The authorization code flow with PKCE (RFC 6749 §4.1, RFC 7636; docs/auth.md), for browsers and Node alike (Web Crypto).
  */
 import type { RetryOptions } from './retry.js';
 import { requestToken, userTokenFetch, type TokenResponse } from './tokens.js';
@@ -39,7 +39,7 @@ export interface AuthorizeUrlOptions {
   state: string;
   /** `DeveloperApiPatient`, `DeveloperApiPatient-Sandbox` or the API address; omitted when undefined. */
   audience?: string;
-  /** Links an earlier anonymous session (interface.md §5.3). */
+  /** Links an earlier anonymous session (docs/auth.md, "Anonymous tokens"). */
   anonymousToken?: string;
   /** An e-mail address to pre-fill. */
   loginHint?: string;
@@ -91,7 +91,7 @@ export function parseCallback(callbackUrl: string | URL, expectedState: string):
 }
 
 /**
- * Exchanges an authorization code (interface.md §5.2 step 4). 429 and 503 answers are retried as
+ * Exchanges an authorization code (RFC 6749 §4.1.3, RFC 7636; docs/auth.md). 429 and 503 answers are retried as
  * `Retry-After` says, network failures are not (`userTokenFetch`); `retry: false` turns retries off.
  */
 export function exchangeCode(opts: {

@@ -2,7 +2,7 @@
  * Retries with backoff. A 429 or 503 answer, or a network failure, is tried again after the time the
  * service names in `Retry-After` (seconds or an HTTP date), or else after an exponential backoff with
  * full jitter. Writes are safe to repeat because the client sends the same `Idempotency-Key` on every
- * attempt (contracts.md §8).
+ * attempt (docs/api/errors.md, "Statuses").
  */
 
 export interface RetryOptions {

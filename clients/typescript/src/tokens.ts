@@ -58,7 +58,7 @@ export interface ClientCredentialsOptions {
   tokenUrl: string;
   clientId: string;
   clientSecret: string;
-  /** The environment's API address ending in a slash (interface.md §5.1). */
+  /** The environment's API address ending in a slash (docs/auth.md, "Client credentials"). */
   audience: string;
   /** Space-separated scopes to narrow the grant to; all of the client's scopes when omitted. */
   scope?: string;
@@ -70,7 +70,7 @@ export interface ClientCredentialsOptions {
 }
 
 /**
- * Client-credentials tokens (interface.md §5.1), cached until shortly before they expire. Concurrent
+ * Client-credentials tokens (docs/auth.md, "Client credentials"), cached until shortly before they expire. Concurrent
  * callers share one token request.
  */
 export class ClientCredentialsTokenSource implements TokenSource {
@@ -138,7 +138,7 @@ export interface UserTokenOptions {
 }
 
 /**
- * A signed-in user's tokens (interface.md §5.2). When the access token nears expiry and a refresh
+ * A signed-in user's tokens (RFC 6749 §4.1, RFC 7636; docs/auth.md). When the access token nears expiry and a refresh
  * token exists (`offline_access`), it is refreshed; the refresh token rotates on every use, so the
  * newest one is kept (and reported through `onRefresh`).
  */
@@ -192,7 +192,7 @@ export class UserTokenSource implements TokenSource {
 }
 
 /**
- * Exchanges a refresh token for new tokens (interface.md §5.2 step 5); 429 and 503 answers are
+ * Exchanges a refresh token for new tokens (RFC 6749 §6; docs/auth.md, "Refresh"); 429 and 503 answers are
  * retried (`userTokenFetch`), `retry: false` turns that off.
  */
 export function refreshUserToken(opts: { tokenUrl: string; clientId: string; refreshToken: string; fetch?: FetchLike; retry?: RetryOptions | false }): Promise<TokenResponse> {

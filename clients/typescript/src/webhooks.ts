@@ -1,5 +1,5 @@
 /**
- * Verifying webhook deliveries (contracts.md §7): `webhook-signature` is `v1:` + base64(HMAC-SHA256(
+ * Verifying webhook deliveries (docs/webhooks.md): `webhook-signature` is `v1:` + base64(HMAC-SHA256(
  * base64-decoded key, `webhook-timestamp` + "." + raw body)); several signatures are separated by `;`
  * while a key is being rotated. Uses Web Crypto, whose HMAC verify compares in constant time.
  */

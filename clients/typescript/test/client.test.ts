@@ -184,7 +184,7 @@ describe('@carebook/client against the service', () => {
     }
     expect(keys.length).toBe(3);
 
-    // The same key and body again answers the first answer (contracts.md §8).
+    // The same key and body again answers the first answer (docs/api/errors.md, "Statuses").
     const again = await fetch(`${s.baseUrl}/v1/appointments/cancel`, {
       method: 'POST',
       headers: { authorization: `Bearer ${await c.tokens!.getToken()}`, 'content-type': 'application/json', 'idempotency-key': 'fixed-key' },

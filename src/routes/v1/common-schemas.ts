@@ -13,7 +13,7 @@ export const ErrorBody = Type.Object(
     error_type: Type.Union([Type.Literal('api_error'), Type.Literal('invalid_request')]),
     errors: Type.Array(Type.Object({ field: Type.Optional(Type.String()), message: Type.String() })),
   },
-  { description: 'Error body (interface.md §7)' },
+  { description: 'The error body of every error answer: `errors` names each bad field' },
 );
 
 /** Error responses for a route's `response` map: `errorResponses(400, 404)`. */

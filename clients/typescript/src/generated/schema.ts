@@ -1097,7 +1097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1113,7 +1113,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1129,7 +1129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1260,7 +1260,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1276,7 +1276,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1292,7 +1292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1308,7 +1308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1435,7 +1435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1451,7 +1451,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1467,7 +1467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1625,7 +1625,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1641,7 +1641,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1657,7 +1657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1673,7 +1673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1693,7 +1693,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1788,7 +1788,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1804,7 +1804,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1820,7 +1820,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1910,7 +1910,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1926,7 +1926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1942,7 +1942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1958,7 +1958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2005,7 +2005,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2021,7 +2021,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2037,7 +2037,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2128,7 +2128,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2144,7 +2144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2160,7 +2160,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2234,7 +2234,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2250,7 +2250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2266,7 +2266,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2282,7 +2282,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2298,7 +2298,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2368,7 +2368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2384,7 +2384,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2400,7 +2400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2416,7 +2416,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2432,7 +2432,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2521,7 +2521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2537,7 +2537,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2553,7 +2553,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2569,7 +2569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2585,7 +2585,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2658,7 +2658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2674,7 +2674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2690,7 +2690,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2706,7 +2706,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2722,7 +2722,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2938,7 +2938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2954,7 +2954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2970,7 +2970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3065,7 +3065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3081,7 +3081,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3097,7 +3097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3113,7 +3113,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3322,7 +3322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3338,7 +3338,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3354,7 +3354,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3534,7 +3534,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3550,7 +3550,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3566,7 +3566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3582,7 +3582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3665,7 +3665,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3681,7 +3681,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3697,7 +3697,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3713,7 +3713,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3729,7 +3729,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3793,7 +3793,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3809,7 +3809,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3825,7 +3825,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3841,7 +3841,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3857,7 +3857,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3949,7 +3949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3965,7 +3965,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3981,7 +3981,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3997,7 +3997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4201,7 +4201,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4217,7 +4217,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4233,7 +4233,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4338,7 +4338,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4354,7 +4354,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4370,7 +4370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4464,7 +4464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4480,7 +4480,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4496,7 +4496,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4512,7 +4512,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4581,7 +4581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4597,7 +4597,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4613,7 +4613,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4737,7 +4737,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4753,7 +4753,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4769,7 +4769,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4843,7 +4843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4859,7 +4859,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4875,7 +4875,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4938,7 +4938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4954,7 +4954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4970,7 +4970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4986,7 +4986,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5163,7 +5163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5179,7 +5179,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5195,7 +5195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5253,7 +5253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5269,7 +5269,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5285,7 +5285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5301,7 +5301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5400,7 +5400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5416,7 +5416,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5432,7 +5432,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error body (interface.md §7) */
+            /** @description The error body of every error answer: `errors` names each bad field */
             403: {
                 headers: {
                     [name: string]: unknown;
