@@ -65,6 +65,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   'POST /admin/v1/users': { summary: 'Create a patient or provider login' },
   'POST /admin/v1/directory/import': { summary: 'Import a directory document (JSON or NDJSON)' },
   'POST /admin/v1/directory/seed': { summary: 'Generate a realistic directory' },
+  'POST /admin/v1/appointments/{appointment_id}/transition': { request: { to: 'cancelled', cancellation_reason_type: 'provider_not_available' } },
   'GET /auth/authorize': { response: '<!doctype html><html lang="en"><title>Sign in – Carebook</title>…</html>' },
   'POST /v1/appointments': {
     request: {

@@ -71,8 +71,11 @@ export function fieldErrorsFromValidation(errors: FastifySchemaValidationError[]
     let path = pointerToPath(e.instancePath);
     // A schema with its own message (`x-error-message`, verbose Ajv errors carry the schema) names
     // the field it describes with that message: one clear error instead of a keyword's.
-    const custom = ((e as { parentSchema?: Record<string, unknown> }).parentSchema)?.['x-error-message'];
+    const parent = (e as { parentSchema?: Record<string, unknown> }).parentSchema;
+    const custom = parent?.['x-error-message'];
     if (typeof custom === 'string') {
+      // `x-error-field`: the field a cross-field rule is about, as a path from the request part's root.
+      if (typeof parent?.['x-error-field'] === 'string') path = parent['x-error-field'];
       const key = `${path}\u0000${custom}`;
       if (!seen.has(key)) {
         seen.add(key);

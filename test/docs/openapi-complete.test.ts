@@ -80,5 +80,15 @@ describe('/openapi.json is complete and true', () => {
     for (const rule of ['^[2-9][0-9]{2}[2-9][0-9]{6}$', '^[0-9]{5}$', '"uniqueItems":true', '"if":', '"then":', '"else":', '"format":"date"', '"WY"']) {
       expect(patient, rule).toContain(rule);
     }
+    // Cross-field rules of cancel and the operator move, and date formats of the calendar and availability.
+    expect(JSON.stringify(doc.paths['/v1/appointments/cancel']!.post!.requestBody)).toContain('"x-error-field":"cancellation_reason"');
+    expect(JSON.stringify(doc.paths['/admin/v1/appointments/{appointment_id}/transition']!.post!.requestBody)).toContain('"then":');
+    for (const path of ['/v1/providers/{provider_id}/calendar/timeslots', '/v1/provider_locations/availability']) {
+      expect(JSON.stringify(doc.paths[path]!.get!.parameters), path).toContain('"format":"date"');
+    }
+    // A second developer: the first one's rate limit was spent by the 429 check.
+    const h = bearer(await clientToken(t, await newDeveloper(t, 'Second developer')));
+    const cancel = await t.app.inject({ method: 'POST', url: '/v1/appointments/cancel', headers: h, payload: { appointment_id: 'x', cancellation_reason: 'moved away' } });
+    expect(cancel.json().errors).toEqual([{ field: 'cancellation_reason', message: expect.stringContaining('other_patient_reason') }]);
   });
 });

@@ -25,6 +25,8 @@ export interface AdminDeps {
 }
 
 const security = [{ AdminToken: [] }];
+/** The message of the transition body's cross-field rule, on the field it is about. */
+const ONLY_WITH_CANCELLED = { 'x-error-message': 'is allowed only with to=cancelled', 'x-error-field': 'cancellation_reason_type' };
 
 export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { config, db }) => {
   app.addHook('onRequest', makeAdminGuard(config.adminToken, db));
@@ -131,10 +133,18 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
         security,
         summary: 'Move an appointment as the provider or the service would',
         params: Type.Object({ appointment_id: Type.String({ minLength: 1 }) }),
-        body: Type.Object({
-          to: Type.String({ enum: OPERATOR_TARGETS, description: 'The status to move the appointment to' }),
-          cancellation_reason_type: Type.Optional(Type.String({ enum: [...CANCELLATION_REASON_TYPES], description: 'Only with `to: cancelled`' })),
-        }),
+        body: Type.Object(
+          {
+            to: Type.String({ enum: OPERATOR_TARGETS, description: 'The status to move the appointment to' }),
+            cancellation_reason_type: Type.Optional(Type.String({ enum: [...CANCELLATION_REASON_TYPES], description: 'Only with `to: cancelled`' })),
+          },
+          {
+            // A reason type only with a cancellation.
+            if: { properties: { cancellation_reason_type: { type: 'string' } }, required: ['cancellation_reason_type'] },
+            // (Every property listed, so validators that treat a subschema's properties as closed accept a valid body.)
+            then: { properties: { to: { const: 'cancelled', ...ONLY_WITH_CANCELLED }, cancellation_reason_type: { type: 'string' } }, ...ONLY_WITH_CANCELLED },
+          },
+        ),
         response: {
           200: Type.Object({
             appointment_id: Type.String(),

@@ -26,7 +26,7 @@ export const CancellationReasonType = enumOf(CANCELLATION_REASON_TYPES);
  * A rule with its own message (`x-error-message`): Ajv reports a failure of the schema that carries
  * it with that message, naming the field the schema describes (src/http/validation.ts).
  */
-const rule = (message: string) => ({ 'x-error-message': message });
+const rule = (message: string, field?: string) => ({ 'x-error-message': message, ...(field ? { 'x-error-field': field } : {}) });
 const NotBlank = (maxLength: number) => Type.String({ maxLength, pattern: '\\S', ...rule('must not be blank') });
 
 export const PatientAddress = Type.Object({
@@ -150,11 +150,29 @@ export const ListQuery = Type.Object({
 
 export const ConfirmBody = Type.Object({ appointment_id: Type.String({ minLength: 1 }) });
 
-export const CancelBody = Type.Object({
-  appointment_id: Type.String({ minLength: 1 }),
-  cancellation_reason_type: Type.Optional(CancellationReasonType),
-  cancellation_reason: Type.Optional(Type.String({ maxLength: 50, description: 'Only with other_patient_reason or other_provider_reason' })),
-});
+const FREE_TEXT_REASON = 'is allowed only with cancellation_reason_type other_patient_reason or other_provider_reason';
+
+export const CancelBody = Type.Object(
+  {
+    appointment_id: Type.String({ minLength: 1 }),
+    cancellation_reason_type: Type.Optional(CancellationReasonType),
+    cancellation_reason: Type.Optional(Type.String({ maxLength: 50, description: 'Only with other_patient_reason or other_provider_reason' })),
+  },
+  {
+    // Free text only with a free-text reason type.
+    if: { properties: { cancellation_reason: { type: 'string' } }, required: ['cancellation_reason'] },
+    then: {
+      required: ['cancellation_reason_type'],
+      // (Every property listed, so validators that treat a subschema's properties as closed accept a valid body.)
+      properties: {
+        appointment_id: { type: 'string' },
+        cancellation_reason: { type: 'string' },
+        cancellation_reason_type: { enum: ['other_patient_reason', 'other_provider_reason'], ...rule(FREE_TEXT_REASON, 'cancellation_reason') },
+      },
+      ...rule(FREE_TEXT_REASON, 'cancellation_reason'),
+    },
+  },
+);
 
 export const RescheduleBody = Type.Object({
   appointment_id: Type.String({ minLength: 1 }),

@@ -31,8 +31,10 @@ const AvailabilityQuery = Type.Object({
   provider_location_ids: Type.String({ minLength: 1, description: 'Comma list, at most 50' }),
   visit_reason_id: Type.String({ minLength: 1 }),
   patient_type: Type.Unsafe<'new' | 'existing'>(Type.String({ enum: ['new', 'existing'] })),
-  start_date_in_provider_local_time: Type.Optional(Type.String({ description: 'YYYY-MM-DD; default today in the provider\'s zone' })),
-  end_date_in_provider_local_time: Type.Optional(Type.String({ description: 'YYYY-MM-DD inclusive; default start + 7 days; at most start + 31 days' })),
+  start_date_in_provider_local_time: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD; default today in the provider\'s zone', 'x-error-message': 'must be a date YYYY-MM-DD' })),
+  end_date_in_provider_local_time: Type.Optional(
+    Type.String({ format: 'date', description: 'YYYY-MM-DD inclusive; default start + 7 days; at most start + 31 days', 'x-error-message': 'must be a date YYYY-MM-DD' }),
+  ),
   insurance_plan_id: Type.Optional(Type.String()),
   insurance_carrier_id: Type.Optional(Type.String()),
 });

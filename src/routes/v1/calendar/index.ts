@@ -22,7 +22,7 @@ export interface CalendarRouteDeps {
 
 const PatientType = Type.Unsafe<'new' | 'existing'>(Type.String({ enum: ['new', 'existing'] }));
 const Params = Type.Object({ provider_id: Type.String({ minLength: 1, maxLength: 200 }) });
-const DateQuery = { date: Type.String({ description: 'Local date YYYY-MM-DD' }) };
+const DateQuery = { date: Type.String({ format: 'date', description: 'Local date YYYY-MM-DD', 'x-error-message': 'must be a date YYYY-MM-DD' }) };
 
 const SlotOut = Type.Object({
   timeslot_id: Type.String(),
