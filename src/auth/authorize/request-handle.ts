@@ -14,21 +14,10 @@ import type { Db } from '../../db/database.js';
 import type { TokenVerifier } from '../../domain/credentials/principal.js';
 import { hashToken } from '../../lib/secrets.js';
 import { AUTHORIZATION_REQUEST_TTL_MS } from '../lifetimes.js';
-import { checkAuthorizeRequest } from './authorization-request.js';
+import { checkAuthorizeRequest, type ValidAuthorizeRequest } from './authorization-request.js';
 
-/** A pending authorization request, stored or carried by its handle. */
-export interface StoredAuthorizationRequest {
-  idHash: string;
-  clientId: string;
-  developerId: string;
-  appName: string;
-  redirectUri: string;
-  scopes: string[];
-  state: string | null;
-  codeChallenge: string;
-  loginHint: string | null;
-  anonymousSubject: string | null;
-}
+/** A pending authorization request, stored or carried by its handle (`idHash`: the handle's hash, the stored row's key). */
+export type StoredAuthorizationRequest = Omit<ValidAuthorizeRequest, 'forceLogin'> & { idHash: string };
 
 export interface RequestHandleDeps {
   config: Config;
