@@ -51,6 +51,9 @@ function describe(e: FastifySchemaValidationError): string {
   }
 }
 
+/** Keywords whose own message stays, even on a schema with an `x-error-message`. */
+const GENERIC_KEYWORDS = new Set(['type', 'maxLength', 'minLength', 'maximum', 'minimum']);
+
 /** One field error per Ajv error, de-duplicated, with the field named. */
 export function fieldErrorsFromValidation(errors: FastifySchemaValidationError[], context?: string): FieldError[] {
   const seen = new Set<string>();
@@ -73,7 +76,8 @@ export function fieldErrorsFromValidation(errors: FastifySchemaValidationError[]
     // the field it describes with that message: one clear error instead of a keyword's.
     const parent = (e as { parentSchema?: Record<string, unknown> }).parentSchema;
     const custom = parent?.['x-error-message'];
-    if (typeof custom === 'string') {
+    // Not for the generic keywords: a 51-character name is too long, not blank.
+    if (typeof custom === 'string' && !GENERIC_KEYWORDS.has(e.keyword)) {
       // `x-error-field`: the field a cross-field rule is about, as a path from the request part's root.
       if (typeof parent?.['x-error-field'] === 'string') path = parent['x-error-field'];
       const key = `${path}\u0000${custom}`;

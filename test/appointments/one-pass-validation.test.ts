@@ -43,6 +43,7 @@ describe(`validation names every bad field in one answer: appointments (${engine
       }),
     );
     expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().errors).toContainEqual({ field: 'data.patient.first_name', message: 'must be at most 50 characters' });
     expect(fields(res)).toEqual([
       'data.patient.first_name',
       'data.patient.gender',
