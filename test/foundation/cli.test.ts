@@ -3,7 +3,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { testApp, testPort, type TestApp } from '../helpers/app.js';
 
@@ -11,6 +11,19 @@ const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '../../bin/carebook.mjs');
 
 /** The real command line and the real `npm start` process, on the embedded database. */
+/** Services this file started: whatever a test leaves running (a failed expectation, a timeout) is killed after it. */
+const spawned = new Set<ChildProcess>();
+function spawnService(env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  spawned.add(child);
+  child.once('exit', () => spawned.delete(child));
+  return child;
+}
+afterEach(() => {
+  for (const child of spawned) child.kill('SIGKILL');
+  spawned.clear();
+});
+
 describe('operator CLI and the service process', () => {
   let dataDir: string;
   let t: TestApp;
@@ -85,7 +98,7 @@ describe('operator CLI and the service process', () => {
     const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' } as Record<string, string>;
     delete env.DATABASE_URL;
     const start = async (): Promise<{ child: ChildProcess; out: string }> => {
-      const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawnService(env);
       let out = '';
       child.stdout!.on('data', (d) => (out += String(d)));
       child.stderr!.on('data', (d) => (out += String(d)));
@@ -131,7 +144,7 @@ describe('operator CLI and the service process', () => {
     try {
       const env = { ...process.env, DATA_DIR: dir, PORT: String(testPort()), LOG_LEVEL: 'warn' } as Record<string, string>;
       delete env.DATABASE_URL;
-      const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawnService(env);
       let out = '';
       child.stdout!.on('data', (d) => (out += String(d)));
       child.stderr!.on('data', (d) => (out += String(d)));
