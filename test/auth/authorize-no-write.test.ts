@@ -5,9 +5,10 @@
  * request cannot be used again. A handle that was altered, has expired, belongs to another browser,
  * or names a client that no longer exists is refused with the expired-page answer.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestHandle } from '../../src/auth/authorize/request-handle.js';
+import { requestHandle, requestHandleKeys } from '../../src/auth/authorize/request-handle.js';
 import { AUTHORIZATION_REQUEST_TTL_MS } from '../../src/auth/lifetimes.js';
 import { createUser } from '../../src/domain/users/create-user.js';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
@@ -38,18 +39,29 @@ describe(`GET /authorize writes nothing before the user acts (${engineName})`, (
       code_challenge_method: 'S256',
       state: 'st-1',
     });
+  /** Rows of every table of the test's schema, by table. */
+  const everyTable = async (): Promise<Record<string, number>> => {
+    const { rows: tables } = await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(t.db);
+    const counts: Record<string, number> = {};
+    for (const { name } of tables) counts[name] = Number((await sql<{ n: unknown }>`SELECT count(*) AS n FROM ${sql.table(name)}`.execute(t.db)).rows[0]!.n);
+    return counts;
+  };
   const rows = async () => Number((await t.db.selectFrom('authorization_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
   const browser = (page: { headers: Record<string, unknown> }) => String([page.headers['set-cookie']].flat().find((c) => String(c).startsWith('cb_browser='))).split(';')[0]!;
   const signInPage = (handle: string, cookie: string) => t.app.inject({ url: `${base}/authorize/signin?request=${encodeURIComponent(handle)}`, headers: { cookie } });
 
-  it('showing the sign-in page many times stores no row', async () => {
-    const before = await rows();
+  it('showing the sign-in page many times stores no row in any table', async () => {
+    const before = await everyTable();
+    expect(before.authorization_requests).toBe(0);
     for (let i = 0; i < 25; i++) {
       const page = await t.app.inject({ url: `${base}/authorize?${query()}` });
       expect(page.statusCode).toBe(200);
       expect(hiddenField(page.body, 'request')).toMatch(/^[\w-]+\.[\w-]+$/);
     }
-    expect(await rows()).toBe(before);
+    // The same browser again and again, too (its cookie is kept).
+    const first = await t.app.inject({ url: `${base}/authorize?${query()}` });
+    for (let i = 0; i < 10; i++) expect((await t.app.inject({ url: `${base}/authorize?${query()}`, headers: { cookie: browser(first) } })).statusCode).toBe(200);
+    expect(await everyTable()).toEqual(before);
   });
 
   it('the code flow still works; the request is stored when the user acts and cannot be completed twice', async () => {
@@ -97,12 +109,45 @@ describe(`GET /authorize writes nothing before the user acts (${engineName})`, (
     const altered = `${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${mac}`;
     expect((await signInPage(altered, cookie)).statusCode).toBe(400);
 
+    // Whoever holds the cookie still cannot make or re-sign a handle: the key is the server's.
     const browserId = cookie.slice('cb_browser='.length);
-    const old = requestHandle(Object.fromEntries(query()), browserId, Date.now() - AUTHORIZATION_REQUEST_TTL_MS - 1000);
-    expect((await signInPage(old, cookie)).statusCode).toBe(400);
+    const later = Buffer.from(JSON.stringify({ q: { ...forged.q, scope: DEFAULT_USER_SCOPE, state: 'forged' }, t: Date.now() + 3600_000 })).toString('base64url');
+    const resigned = `${later}.${createHmac('sha256', browserId).update(`authorize-request:${later}`).digest('base64url')}`;
+    const refused = await signInPage(resigned, cookie);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(/expired or was opened in another browser/);
+    const otherKek = requestHandle([randomBytes(32)], Object.fromEntries(query()), browserId);
+    expect((await signInPage(otherKek, cookie)).statusCode).toBe(400);
+
+    const keys = requestHandleKeys(t.config);
+    expect((await signInPage(requestHandle(keys, Object.fromEntries(query()), browserId), cookie)).statusCode).toBe(200);
+    const old = requestHandle(keys, Object.fromEntries(query()), browserId, Date.now() - AUTHORIZATION_REQUEST_TTL_MS - 1000);
+    const expiredPage = await signInPage(old, cookie);
+    expect(expiredPage.statusCode).toBe(400);
+    expect(expiredPage.body).toMatch(/expired or was opened in another browser/);
+    // A form posted with an expired or altered handle is refused the same way, and stores nothing.
+    const before = await rows();
+    for (const request of [old, altered]) {
+      const posted = await t.app.inject({
+        method: 'POST',
+        url: `${base}/authorize/signin`,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ request, csrf_token: createHmac('sha256', browserId).update(`csrf:${request}`).digest('base64url'), email: login.email, password: login.password }).toString(),
+      });
+      expect(posted.statusCode).toBe(400);
+      expect(posted.body).toMatch(/expired or was opened in another browser/);
+    }
+    expect(await rows()).toBe(before);
 
     const other = await t.app.inject({ url: `${base}/authorize?${query()}` });
     expect((await signInPage(handle, browser(other))).statusCode).toBe(400);
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: `${base}/authorize/signin`,
+      headers: { cookie: browser(other), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ request: handle, csrf_token: hiddenField(page.body, 'csrf_token'), email: login.email, password: login.password }).toString(),
+    });
+    expect(posted.statusCode).toBe(400);
 
     const gone = await newDeveloper(t, 'Soon removed');
     const q = query();

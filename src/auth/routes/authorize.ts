@@ -15,7 +15,7 @@ import { createUser, MIN_PASSWORD_LENGTH, UserInputError } from '../../domain/us
 import { secretToken } from '../../lib/ids.js';
 import { hashPassword, hashToken, verifyPassword } from '../../lib/secrets.js';
 import { checkAuthorizeRequest, csrfToken, csrfTokenValid, redirectWith } from '../authorize/authorization-request.js';
-import { loadAuthorizationRequest, requestHandle, storeOnFirstUse, type StoredAuthorizationRequest } from '../authorize/request-handle.js';
+import { loadAuthorizationRequest, requestHandle, requestHandleKeys, storeOnFirstUse, type StoredAuthorizationRequest } from '../authorize/request-handle.js';
 import type { RenderedPage } from '../authorize/html.js';
 import { issueAuthorizationCode } from '../authorize/issue-code.js';
 import { endLoginSession, resumeLoginSession, startLoginSession } from '../authorize/login-sessions.js';
@@ -56,7 +56,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps): void {
   const { config, db } = deps;
   const env = config.appEnv;
-  const handleDeps = { config, db, verifier: deps.verifier };
+  const handleDeps = { config, db, verifier: deps.verifier, handleKeys: requestHandleKeys(config) };
   const authOrigin = new URL(config.authUrl).origin;
   const basePath = new URL(config.authUrl).pathname.replace(/\/+$/, '');
   const cookieBase = {
@@ -135,7 +135,7 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
         reply.setCookie(BROWSER_COOKIE, browserId, { ...cookieBase, maxAge: SESSION_MAX_TTL_MS / 1000 });
       }
       // Nothing is stored until the user acts: the forms carry the request (request-handle.ts).
-      const handle = requestHandle(req.query as Record<string, unknown>, browserId);
+      const handle = requestHandle(handleDeps.handleKeys, req.query as Record<string, unknown>, browserId);
       const c = ctx(browserId, handle, valid);
       const session = valid.forceLogin ? undefined : await resumeLoginSession(db, env, req.cookies[SESSION_COOKIE]);
       if (session && (!valid.loginHint || valid.loginHint.toLowerCase() === session.email.toLowerCase())) {
