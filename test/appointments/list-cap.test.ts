@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
 import { PL, schedulingEnv, type SchedulingEnv } from './fixtures.js';
+import { scaled } from '../helpers/scale.js';
 
 const STORED = 1_050;
 
@@ -34,7 +35,7 @@ describe(`appointment list cap (${engineName})`, () => {
         };
       })).execute();
     }
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => e.close());
 
   const list = (qs: string) => e.t.app.inject({ url: `/v1/appointments?${qs}`, headers: bearer(e.token) });

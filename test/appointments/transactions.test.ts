@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../../src/db/database.js';
 import { createDeveloper } from '../../src/domain/developers/create-developer.js';
 import { inTransaction, retrying } from '../../src/domain/appointments/transactions.js';
 import { engineName, freshDatabase, testDatabaseUrl } from '../helpers/db.js';
+import { scaled } from '../helpers/scale.js';
 
 /**
  * Issue #8 §5: a serialization failure or deadlock is retried inside the service, never surfaced as
@@ -67,5 +68,5 @@ describe(`transaction retries (${engineName})`, () => {
     const names = (await h.db.selectFrom('developers').select(['id', 'name']).where('id', 'in', [a, b]).execute()).map((r) => r.name);
     // Each row ends with the second write of whichever transaction committed last; both wrote both rows.
     expect(names.every((n) => /^[xy]-[12]$/.test(n))).toBe(true);
-  }, 20_000);
+  }, scaled(20_000));
 });

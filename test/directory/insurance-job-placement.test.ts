@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startBackgroundWorkers } from '../../src/workers.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { loadFixture, PL, type DirectoryFixture } from './fixture.js';
+import { scaled } from '../helpers/scale.js';
 
 let t: TestApp;
 let f: DirectoryFixture;
@@ -32,10 +33,10 @@ test('an API without workers records the request; the background workers apply i
 
   const workers = startBackgroundWorkers(t.db, t.config, pino({ level: 'silent' }), { engine: t.handle.engine });
   try {
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + scaled(15_000);
     while ((await status())[0] !== 'applied' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(await status()).toEqual(['applied']);
   } finally {
     await workers.stop();
   }
-}, 30_000);
+}, scaled(30_000));

@@ -15,6 +15,7 @@ import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
 import { analyzeDirectory, writeDirectory } from '../../src/domain/directory/write-directory.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { activeMismatches, expectedSearchRows, oracleSearch, storedSearchRows } from './search-oracle.js';
+import { scaled } from '../helpers/scale.js';
 
 let t: TestApp;
 let doc: DirectoryDocument;
@@ -41,7 +42,7 @@ beforeAll(async () => {
   );
   // As every import does (the oracle's joins take a second per query on PGlite without statistics).
   await analyzeDirectory(t.db);
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => t?.close());
 
 describe('search on a generated directory', () => {
@@ -82,7 +83,7 @@ describe('search on a generated directory', () => {
     // The comparison is not vacuous.
     expect(compared).toBeGreaterThan(500);
     expect(nonEmpty).toBeGreaterThan(100);
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('listings on a generated directory', () => {

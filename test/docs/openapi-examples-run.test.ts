@@ -13,6 +13,7 @@ import { bootstrapSandbox } from '../../src/domain/demo/bootstrap.js';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { bearer, clientToken } from '../helpers/auth.js';
+import { scaled } from '../helpers/scale.js';
 
 type Json = Record<string, unknown>;
 type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> }; parameters?: { name: string; in: string }[] }>> };
@@ -30,7 +31,7 @@ describe('/openapi.json request examples run against a fresh sandbox', () => {
     creds = (await bootstrapSandbox(t.db, { dataDir, publicBaseUrl: t.config.publicBaseUrl })).credentials!;
     token = await clientToken(t, creds);
     doc = (await t.app.inject({ url: '/openapi.json' })).json();
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await t?.close();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { testApp, testPort, type TestApp } from '../helpers/app.js';
+import { scaled } from '../helpers/scale.js';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '../../bin/carebook.mjs');
@@ -37,7 +38,7 @@ describe('operator CLI and the service process', () => {
   });
 
   const cli = (args: string[], env: Record<string, string> = {}) =>
-    run(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, ...env }, timeout: 60_000 });
+    run(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, ...env }, timeout: scaled(60_000) });
 
   it('works through a running service with --url and --admin-token', async () => {
     const url = await t.listen();
@@ -52,22 +53,22 @@ describe('operator CLI and the service process', () => {
     // Three CLI processes, each starting Node and the TypeScript loader: like the other process tests
     // of this file, more than the default 30 s on a loaded two-core machine (a full suite run beside
     // other work took 30 s).
-  }, 120_000);
+  }, scaled(120_000));
 
   it('works directly on a stopped embedded database: npx carebook --help, npm run migrate, directory seed, user create', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'carebook-cli-direct-'));
     const env = { PATH: process.env.PATH!, HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dir };
     const root = join(import.meta.dirname, '../..');
     try {
-      const help = await run('npx', ['--no-install', 'carebook', '--help'], { cwd: root, env, timeout: 60_000 });
+      const help = await run('npx', ['--no-install', 'carebook', '--help'], { cwd: root, env, timeout: scaled(60_000) });
       for (const command of ['serve', 'worker', 'migrate', 'developer', 'user', 'directory']) expect(help.stdout).toContain(command);
-      const migrate = await run('npm', ['run', '--silent', 'migrate'], { cwd: root, env, timeout: 60_000 });
+      const migrate = await run('npm', ['run', '--silent', 'migrate'], { cwd: root, env, timeout: scaled(60_000) });
       expect(migrate.stdout).toContain('migrations are current');
-      const seeded = JSON.parse((await run(process.execPath, [BIN, 'directory', 'seed', '--providers', '4', '--seed', '7', '--json'], { env, timeout: 60_000 })).stdout);
+      const seeded = JSON.parse((await run(process.execPath, [BIN, 'directory', 'seed', '--providers', '4', '--seed', '7', '--json'], { env, timeout: scaled(60_000) })).stdout);
       expect(seeded.provider_locations).toBeGreaterThanOrEqual(4);
-      const patient = JSON.parse((await run(process.execPath, [BIN, 'user', 'create', '--email', 'pat@example.org', '--password', 'a long passphrase', '--role', 'patient', '--json'], { env, timeout: 60_000 })).stdout);
+      const patient = JSON.parse((await run(process.execPath, [BIN, 'user', 'create', '--email', 'pat@example.org', '--password', 'a long passphrase', '--role', 'patient', '--json'], { env, timeout: scaled(60_000) })).stdout);
       expect(patient.user_id).toBeTruthy();
-      const bad = await run(process.execPath, [BIN, 'user', 'create', '--email', 'x@example.org', '--password', 'a long passphrase', '--role', 'admin'], { env, timeout: 60_000 })
+      const bad = await run(process.execPath, [BIN, 'user', 'create', '--email', 'x@example.org', '--password', 'a long passphrase', '--role', 'admin'], { env, timeout: scaled(60_000) })
         .then(() => undefined, (e: { code: number; stderr: string }) => e);
       expect(bad?.code).not.toBe(0);
       expect(bad?.stderr).toContain('--role');
@@ -85,7 +86,7 @@ describe('operator CLI and the service process', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, scaled(120_000));
 
   it('rejects bad arguments with a message and a non-zero exit code', async () => {
     const e = await cli(['directory', 'seed', '--providers', 'many']).then(() => undefined, (err: { code: number; stderr: string }) => err);
@@ -102,7 +103,7 @@ describe('operator CLI and the service process', () => {
       let out = '';
       child.stdout!.on('data', (d) => (out += String(d)));
       child.stderr!.on('data', (d) => (out += String(d)));
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + scaled(60_000);
       while (!out.includes('listening on') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
       if (!out.includes("listening on")) throw new Error(`service did not start: ${out}`);
       return { child, out };
@@ -135,7 +136,7 @@ describe('operator CLI and the service process', () => {
     // Directly on the (stopped) embedded database: one developer so far, and the CLI adds one.
     const { stdout } = await cli(['developer', 'create', '--name', 'Local Co', '--json']);
     expect(JSON.parse(stdout).developer_id).toMatch(/^dv_/);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('a SIGTERM while the service is still starting waits for the start, then shuts down cleanly', async () => {
     // The signal handlers must be in place before the database opens: without them SIGTERM's default
@@ -150,7 +151,7 @@ describe('operator CLI and the service process', () => {
       child.stderr!.on('data', (d) => (out += String(d)));
       const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`)));
       // The embedded database's directory appears once startService has begun opening it.
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + scaled(60_000);
       while ((await readdir(dir)).length === 0 && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
       expect(out.includes('listening on')).toBe(false);
       child.kill('SIGTERM');
@@ -158,5 +159,5 @@ describe('operator CLI and the service process', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { maintainTables, maintenanceNeeded, startTableMaintenance, tablesNeedingMaintenance, type TableMaintenance } from '../../src/db/table-maintenance.js';
 import { engineName, freshDatabase } from '../helpers/db.js';
+import { scaled } from '../helpers/scale.js';
 
 /**
  * Planner statistics and dead rows where no autovacuum runs (src/db/table-maintenance.ts), on the
@@ -34,7 +35,7 @@ describe(`table maintenance (${engineName})`, () => {
     ).rows[0]!;
   /** The statistics reach the shared view a moment after the flush; wait for a predicate on them. */
   const until = async <T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> => {
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + scaled(15_000);
     for (;;) {
       const v = await read();
       if (ok(v) || Date.now() > deadline) return v;

@@ -15,9 +15,10 @@ import { writeDirectory } from '../../src/domain/directory/write-directory.js';
 import { createBody, nyDate, PL, schedulingDirectory } from '../appointments/fixtures.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { anonymousToken, bearer, clientToken, userToken } from '../helpers/auth.js';
+import { scaled } from '../helpers/scale.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
-const HANG_MS = 10_000;
+const HANG_MS = scaled(10_000);
 
 interface Schema {
   type?: string | string[];
@@ -257,7 +258,7 @@ describe('fuzzing every operation of /openapi.json', () => {
         });
       }
     }
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => t?.close());
 
   it('lists every area of the service', () => {
@@ -326,7 +327,7 @@ describe('fuzzing every operation of /openapi.json', () => {
       });
     }
     expect(failures).toEqual([]);
-  }, 300_000);
+  }, scaled(300_000));
   it('answers hostile posts to the sign-in forms (not in the document) without a 5xx or a hang', async () => {
     const failures: string[] = [];
     const field = fc.oneof(oddString, fc.constantFrom('fuzz@example.org', 'correct horse battery staple', 'approve', 'deny'));
@@ -363,5 +364,5 @@ describe('fuzzing every operation of /openapi.json', () => {
       { numRuns: RUNS * 8, endOnFailure: true },
     ).catch((e: Error) => failures.push(e.message.split('\n')[0]!.slice(0, 300)));
     expect(failures).toEqual([]);
-  }, 300_000);
+  }, scaled(300_000));
 });

@@ -9,6 +9,7 @@ import { multipart, PDF } from '../attachments/files.js';
 import { newDeveloper, testApp, testPort } from '../helpers/app.js';
 import { anonymousToken, bearer, clientToken, userToken } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
+import { scaled } from '../helpers/scale.js';
 
 const admin = { authorization: 'Bearer test-admin-token-0123456789abcdefgh' };
 const ok = (status: number) => status === 200 || status === 201;
@@ -44,7 +45,7 @@ describe(`OWASP API Security Top 10 (2023) (${engineName})`, () => {
     e = await schedulingEnv();
     day = [...(await slots(e, PL.ny, { start: nyDate(4), end: nyDate(4) })), ...(await slots(e, PL.ny, { start: nyDate(5), end: nyDate(5) }))];
     expect(day.length).toBeGreaterThan(20);
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => e.close());
 
   describe('API1 broken object-level authorisation', () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuid } from '../../src/lib/ids.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { startReceiver } from './receiver.js';
+import { scaled } from '../helpers/scale.js';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '../../bin/carebook.mjs');
@@ -22,7 +23,7 @@ describe('carebook webhook set | deliveries | replay (through a running service)
     const dev = await newDeveloper(t);
     const key = randomBytes(16).toString('base64');
     const rx = await startReceiver([key]);
-    const cli = (...args: string[]) => run(process.execPath, [BIN, '--url', url, '--admin-token', 'test-admin-token-0123456789abcdefgh', 'webhook', ...args], { timeout: 30_000 });
+    const cli = (...args: string[]) => run(process.execPath, [BIN, '--url', url, '--admin-token', 'test-admin-token-0123456789abcdefgh', 'webhook', ...args], { timeout: scaled(30_000) });
     try {
       await cli('set', '--developer', dev.developer_id, '--url', rx.url, '--key', key);
       const eventId = uuid();
@@ -40,5 +41,5 @@ describe('carebook webhook set | deliveries | replay (through a running service)
       await rx.close();
     }
     // Four CLI processes, each compiling the sources through tsx: slow on a loaded machine.
-  }, 120_000);
+  }, scaled(120_000));
 });

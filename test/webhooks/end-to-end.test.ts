@@ -6,6 +6,7 @@ import { setWebhookEndpoint } from '../../src/webhooks/endpoints.js';
 import { book, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from '../appointments/fixtures.js';
 import { TEST_KEY_ENCRYPTION_KEY, testPort } from '../helpers/app.js';
 import { startReceiver } from './receiver.js';
+import { scaled } from '../helpers/scale.js';
 
 const admin = { authorization: 'Bearer test-admin-token-0123456789abcdefgh' };
 
@@ -36,7 +37,7 @@ describe('webhooks end to end: only changes the developer did not make, delivere
     const config = loadConfig({ PORT: String(testPort()), LOG_LEVEL: 'silent', WEBHOOK_RETRY_BASE_MS: '50', WORKER_POLL_MS: '20', DATA_DIR: '/nonexistent-not-used', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY });
     const first = await startService(config, { handle: e.t.handle, quiet: true });
     const until = async (cond: () => Promise<boolean>) => {
-      const end = Date.now() + 15_000;
+      const end = Date.now() + scaled(15_000);
       while (!(await cond())) {
         if (Date.now() > end) throw new Error('timed out');
         await new Promise((r) => setTimeout(r, 25));
