@@ -110,8 +110,8 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
   'GET /v1/specialties': { operationId: 'listSpecialties', description: 'Lists the specialties of the environment, paginated.' },
   'GET /v1/specialties/{specialty_id}': { operationId: 'getSpecialty', description: 'Reads one specialty with its default visit reason.' },
   'GET /v1/visit_reasons': { operationId: 'listVisitReasons', description: 'Lists the visit reasons of the environment, optionally of one specialty, paginated.' },
-  'GET /v1/visit_reasons/{visit_reason_id}': { operationId: 'getVisitReason', description: 'Reads one visit reason with its durations for new and existing patients.' },
-  'GET /v1/insurance_plans': { operationId: 'listInsurancePlans', description: 'Lists insurance plans, filtered by carrier, state, plan or program type, paginated.' },
+  'GET /v1/visit_reasons/{visit_reason_id}': { operationId: 'getVisitReason', description: 'Reads one visit reason: its name and specialty.' },
+  'GET /v1/insurance_plans': { operationId: 'listInsurancePlans', description: 'Lists insurance plans, filtered by status, state, plan (network) type, program type and care category, paginated.' },
   'GET /v1/insurance_plans/{insurance_plan_id}': { operationId: 'getInsurancePlan', description: 'Reads one insurance plan with its carrier and coverage area.' },
   'GET /v1/schedulable_entities': {
     operationId: 'listSchedulableEntities',
