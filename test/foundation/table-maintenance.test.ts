@@ -130,14 +130,4 @@ describe(`table maintenance (${engineName})`, () => {
     expect(logged[0]!.tables).toContain('analyze probe');
     expect(await pgClass()).toBe(3400);
   });
-
-  it('the job retires where autovacuum runs', async () => {
-    if (h.engine !== 'postgres' || (await maintenanceNeeded(h.db, 'postgres'))) return;
-    const job = tableMaintenanceJob({ db: h.db, config: loadConfig({ LOG_LEVEL: 'silent' }), engine: 'postgres' });
-    const loop = startLoop({ ...job, intervalMs: 20, firstPassAfterMs: 0 }, pino({ level: 'silent' }));
-    await until(async () => loop.stats().passes, (p) => p >= 1);
-    await new Promise((r) => setTimeout(r, 200));
-    await loop.stop();
-    expect(loop.stats()).toMatchObject({ passes: 1, failures: 0, items: 0 });
-  });
 });
