@@ -12,7 +12,7 @@ import { bootstrapSandbox } from './domain/demo/bootstrap.js';
 import { buildApp } from './http/app.js';
 import { closeAdmin, listenAdmin } from './http/admin-listener.js';
 import { loggerOptions } from './http/logger.js';
-import { startBackgroundWorkers, type BackgroundWorkers } from './workers.js';
+import { startJobs } from './jobs/registry.js';
 
 export interface RunningService {
   url: string;
@@ -23,7 +23,7 @@ export interface ServiceOptions {
   /** An already open database (tests); otherwise opened from the configuration and closed on close(). */
   handle?: DatabaseHandle;
   quiet?: boolean;
-  /** Run the background workers in this process too (default true). */
+  /** Run the background jobs in this process too (default true). */
   workers?: boolean;
   /** Print the demo credentials and the listening address (default true; false in a cluster's worker, whose primary prints them). */
   announce?: boolean;
@@ -38,18 +38,20 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
   const announce = !opts.quiet && opts.announce !== false;
   await prepareDatabase(handle.db, config, logger, announce);
 
-  const withWorkers = opts.workers !== false;
-  // With workers in this process the app runs the insurance-mapping job (so a request is applied at
-  // once); without them (`serve --no-workers`) the `carebook worker` processes do.
-  const app = await buildApp({
-    config,
-    db: handle.db,
-    logger,
-    insuranceMappingJob: withWorkers,
-  });
-  await app.listen({ port: config.port, host: config.host });
-  const adminServer = config.adminPort !== undefined && config.adminToken ? await listenAdmin(app, config.adminHost, config.adminPort) : undefined;
-  const workers = withWorkers ? startBackgroundWorkers(handle.db, config, logger, { engine: handle.engine, insuranceMappings: false }) : undefined;
+  // With the background jobs in this process the API kicks the insurance-mapping job after each
+  // accepted request (so it is applied at once); without them (`serve --no-workers`) the
+  // `carebook worker` processes apply it on their next pass.
+  const jobs = opts.workers !== false ? startJobs({ db: handle.db, config, engine: handle.engine }, logger) : undefined;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  let adminServer: Awaited<ReturnType<typeof listenAdmin>> | undefined;
+  try {
+    app = await buildApp({ config, db: handle.db, logger, ...(jobs ? { jobs } : {}) });
+    await app.listen({ port: config.port, host: config.host });
+    adminServer = config.adminPort !== undefined && config.adminToken ? await listenAdmin(app, config.adminHost, config.adminPort) : undefined;
+  } catch (err) {
+    await jobs?.stop();
+    throw err;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -61,7 +63,7 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
     url,
     close: () =>
       (closing ??= (async () => {
-        await workers?.stop();
+        await jobs?.stop();
         if (adminServer) await closeAdmin(adminServer);
         await app.close();
         if (!opts.handle) await handle.close();
@@ -70,18 +72,23 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
 }
 
 /**
- * `carebook worker`: the background workers alone, no HTTP (contracts.md §1 "Scale-out"). Needs a
- * shared PostgreSQL (`DATABASE_URL`); the embedded database admits one process.
+ * `carebook worker`: the background jobs alone, no HTTP (contracts.md §1 "Scale-out"). Needs a
+ * shared PostgreSQL (`DATABASE_URL`); the embedded database admits one process. `jobs` names the
+ * jobs it runs.
  */
-export async function startWorkerProcess(config: Config, opts: { handle?: DatabaseHandle; quiet?: boolean } = {}): Promise<{ close(): Promise<void> }> {
+export async function startWorkerProcess(
+  config: Config,
+  opts: { handle?: DatabaseHandle; quiet?: boolean } = {},
+): Promise<{ jobs: readonly string[]; close(): Promise<void> }> {
   const logger = pino(loggerOptions(opts.quiet ? 'silent' : config.logLevel));
   const handle = opts.handle ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements }));
   await migrateToLatest(handle.db);
-  const workers: BackgroundWorkers = startBackgroundWorkers(handle.db, config, logger, { engine: handle.engine });
-  logger.info({ env: config.appEnv }, 'background workers started');
+  const jobs = startJobs({ db: handle.db, config, engine: handle.engine }, logger);
+  logger.info({ env: config.appEnv, jobs: jobs.names }, 'background workers started');
   return {
+    jobs: jobs.names,
     async close() {
-      await workers.stop();
+      await jobs.stop();
       if (!opts.handle) await handle.close();
     },
   };

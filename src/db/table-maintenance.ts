@@ -13,7 +13,8 @@
  *
  * This module applies autovacuum's default thresholds to the tables of the current schema: ANALYZE
  * when `n_mod_since_analyze > 50 + 0.1 × reltuples`, VACUUM (ANALYZE) when
- * `n_dead_tup > 50 + 0.2 × reltuples`. It runs only where autovacuum does not (`maintenanceNeeded`).
+ * `n_dead_tup > 50 + 0.2 × reltuples`. It runs only where autovacuum does not (`maintenanceNeeded`),
+ * as the table-maintenance job (src/jobs/table-maintenance.ts).
  */
 import { sql } from 'kysely';
 import type { Db, DatabaseHandle } from './database.js';
@@ -24,8 +25,6 @@ export const ANALYZE_SCALE_FACTOR = 0.1;
 /** autovacuum_vacuum_threshold and _scale_factor (PostgreSQL defaults). */
 export const VACUUM_THRESHOLD = 50;
 export const VACUUM_SCALE_FACTOR = 0.2;
-/** Default pause between passes (autovacuum's own naptime is 60 s; the service's tables change faster than a default server's). */
-export const MAINTENANCE_INTERVAL_MS = 15_000;
 
 /** What a pass decided for one table. */
 export interface TableMaintenance {
@@ -86,48 +85,4 @@ export async function maintainTables(db: Db): Promise<TableMaintenance[]> {
       await sql`SELECT pg_advisory_unlock(hashtext('carebook.table_maintenance.' || current_schema()))`.execute(conn);
     }
   });
-}
-
-export interface TableMaintenanceWorker {
-  /** Ends the loop; resolves when the pass in progress (if any) has ended. */
-  stop(): Promise<void>;
-}
-
-/**
- * Runs `maintainTables` every `intervalMs` (default `MAINTENANCE_INTERVAL_MS`), the first pass one
- * interval after the start, never two at a time, when `maintenanceNeeded` says this deployment needs
- * it (checked once, at the first pass). Errors go to `onError` and the next pass retries.
- */
-export function startTableMaintenance(
-  db: Db,
-  engine: DatabaseHandle['engine'],
-  opts: { intervalMs?: number; onError?: (e: unknown) => void; onPass?: (done: TableMaintenance[]) => void } = {},
-): TableMaintenanceWorker {
-  let needed: boolean | undefined;
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  const run = (): void => {
-    if (stopped || running) return;
-    running = (async () => {
-      needed ??= await maintenanceNeeded(db, engine);
-      if (!needed) {
-        clearInterval(timer);
-        return;
-      }
-      opts.onPass?.(await maintainTables(db));
-    })()
-      .catch((e: unknown) => opts.onError?.(e))
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  const timer = setInterval(run, opts.intervalMs ?? MAINTENANCE_INTERVAL_MS);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
 }

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { TokenVerifier } from '../domain/credentials/principal.js';
+import type { JobHandles } from '../jobs/registry.js';
 import { authServer } from '../auth/index.js';
 import { keyEncryptionOf } from '../auth/key-encryption.js';
 import { KeyStore } from '../auth/signing-keys.js';
@@ -44,11 +45,12 @@ export interface AppDeps {
   /** A pino logger; by default one is made from `config.logLevel`. */
   logger?: Logger;
   /**
-   * Run the insurance-mapping job in this process and start it right after each accepted request
-   * (default true). False for an API process without background workers (`serve --no-workers`):
-   * the `carebook worker` processes apply the requests (contracts.md §1 "Scale-out").
+   * The background jobs running in this process (src/jobs/registry.ts), if any: the insurance-mapping
+   * route kicks its job right after each accepted request, and `/metrics` shows their counters. None
+   * for an API process without background jobs (`serve --no-workers`): the `carebook worker`
+   * processes apply the requests on their next pass (contracts.md §1 "Scale-out").
    */
-  insuranceMappingJob?: boolean;
+  jobs?: JobHandles;
 }
 
 /** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
@@ -131,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => clearTimeout(forceTimer));
 
   installErrorHandlers(app);
-  const registry = installMetrics(app);
+  const registry = installMetrics(app, deps.jobs);
   await installOpenApi(app, config);
   healthRoutes(app, db, registry);
 
@@ -158,7 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   // Directory and reference operations (issue #4).
-  await app.register(directoryRoutes, { config, db, runInsuranceMappingJob: deps.insuranceMappingJob ?? true });
+  await app.register(directoryRoutes, { config, db, kickInsuranceMappings: deps.jobs?.kicker('insurance-mappings') ?? (() => {}) });
 
   // Credential operations: anonymous tokens and secret rotation (issue #3).
   await app.register(credentialRoutes, { config, db, keys });

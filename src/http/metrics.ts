@@ -1,12 +1,16 @@
 /**
  * Prometheus metrics (`GET /metrics`): one registry per app instance, request counts and latency
- * by route pattern (never by raw URL, which could carry identifiers).
+ * by route pattern (never by raw URL, which could carry identifiers), and the counters of the
+ * background jobs running in the process (by job name).
  */
 import type { FastifyInstance } from 'fastify';
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { JobHandles } from '../jobs/registry.js';
+import type { JobStats } from '../jobs/loop.js';
 import { RouteHistogram } from './route-histogram.js';
 
-export function installMetrics(app: FastifyInstance): Registry {
+/** Creates the app's registry: default process metrics, HTTP metrics and, when `jobs` run in this process, theirs. */
+export function installMetrics(app: FastifyInstance, jobs?: JobHandles): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'carebook_' });
   const duration = new RouteHistogram(
@@ -28,5 +32,35 @@ export function installMetrics(app: FastifyInstance): Registry {
     if (reply.statusCode >= 500) errors.inc({ route });
     done();
   });
+  if (jobs) installJobMetrics(registry, jobs);
   return registry;
+}
+
+/** The jobs' counters, read from the loops whenever `/metrics` is scraped. */
+function installJobMetrics(registry: Registry, jobs: JobHandles): void {
+  const counter = (name: string, help: string, value: (s: JobStats) => number): void => {
+    new Counter({
+      name,
+      help,
+      labelNames: ['job'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of jobs.stats()) this.inc({ job: s.job }, value(s));
+      },
+    });
+  };
+  counter('carebook_job_passes_total', 'Background job passes that ended, failed ones included', (s) => s.passes);
+  counter('carebook_job_failures_total', 'Background job passes that failed', (s) => s.failures);
+  counter('carebook_job_items_total', 'Items handled by background job passes (rows, events, summaries, tables)', (s) => s.items);
+  new Gauge({
+    name: 'carebook_job_last_pass_duration_seconds',
+    help: 'Duration of the last pass of each background job',
+    labelNames: ['job'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of jobs.stats()) if (s.lastDurationMs !== undefined) this.set({ job: s.job }, s.lastDurationMs / 1000);
+    },
+  });
 }

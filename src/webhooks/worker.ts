@@ -19,7 +19,7 @@ import { policyFor } from './target-policy.js';
 export const RETRY_WINDOW_MS = 48 * 3600_000;
 /** A claim's lease: longer than one delivery's timeout; an expired lease makes the event claimable again. */
 const LEASE_SECONDS = 30;
-/** Events claimed per pass; a full pass is followed by another at once. */
+/** Events claimed per pass; a full pass is followed by another at once (src/jobs/webhook-delivery.ts). */
 export const BATCH = 20;
 
 export interface WorkerOptions {
@@ -28,10 +28,8 @@ export interface WorkerOptions {
   /** First retry delay; doubles per attempt up to `maxDelayMs` (default 5 s, 1 h). */
   baseDelayMs?: number;
   maxDelayMs?: number;
-  pollMs?: number;
   now?: () => Date;
   random?: () => number;
-  onError?: (err: unknown) => void;
 }
 
 interface ClaimedEvent {
@@ -73,7 +71,7 @@ async function claim(db: Db, env: Env): Promise<ClaimedEvent[]> {
 type EndpointLookup = (developerId: string) => Promise<WebhookEndpoint | undefined>;
 
 /** Sends one claimed event and records the outcome (contracts.md §7; the record never holds the body). */
-async function deliver(db: Db, e: ClaimedEvent, o: Required<Omit<WorkerOptions, 'onError'>>, endpointOf: EndpointLookup): Promise<void> {
+async function deliver(db: Db, e: ClaimedEvent, o: Required<WorkerOptions>, endpointOf: EndpointLookup): Promise<void> {
   const now = o.now();
   const endpoint = await endpointOf(e.developer_id);
   if (!endpoint) {
@@ -115,24 +113,19 @@ async function deliver(db: Db, e: ClaimedEvent, o: Required<Omit<WorkerOptions, 
 }
 
 export interface WebhookWorker {
-  /** Claims and sends every due event once; returns how many were attempted. */
+  /** Claims and sends every due event once (at most `BATCH`); returns how many were attempted. */
   runOnce(): Promise<number>;
-  stop(): Promise<void>;
 }
 
-/** Creates the worker; `start` begins polling every `pollMs` until `stop()`. */
-export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWorker & { start(): void } {
+/** Creates the worker; the webhook delivery job (src/jobs/webhook-delivery.ts) runs its passes in a loop. */
+export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWorker {
   const o = {
     baseDelayMs: 5000,
     maxDelayMs: 3600_000,
-    pollMs: 1000,
     now: () => new Date(),
     random: Math.random,
     ...options,
   };
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
-  let stopped = false;
   const runOnce = async (): Promise<number> => {
     const events = await claim(db, o.env);
     const endpoints = new Map<string, Promise<WebhookEndpoint | undefined>>();
@@ -144,33 +137,7 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
     await Promise.all(events.map((e) => deliver(db, e, o, endpointOf)));
     return events.length;
   };
-  const tick = (): void => {
-    if (stopped) return;
-    running = runOnce()
-      .catch((err: unknown) => {
-        options.onError?.(err);
-        return 0;
-      })
-      .then((sent) => {
-        running = undefined;
-        // A full batch means more are due: claim again at once, so the worker keeps up with any
-        // rate of events instead of at most one batch per poll.
-        if (!stopped) timer = setTimeout(tick, sent >= BATCH ? 0 : o.pollMs);
-        return sent;
-      });
-  };
-  return {
-    runOnce,
-    start() {
-      stopped = false;
-      timer = setTimeout(tick, 0);
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return { runOnce };
 }
 
 /**

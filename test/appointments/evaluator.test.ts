@@ -1,7 +1,10 @@
 /** The service's own moves (contracts.md §6), sandbox fixtures, and the operator's transition (contracts.md §2). */
 import { sql } from 'kysely';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEvaluatorOnce, startEvaluator } from '../../src/domain/appointments/evaluator.js';
+import { runEvaluatorOnce } from '../../src/domain/appointments/evaluator.js';
+import { evaluatorJob } from '../../src/jobs/evaluator.js';
+import { startLoop } from '../../src/jobs/loop.js';
 import { SANDBOX_FIXTURES } from '../../src/domain/directory/sandbox-fixtures.js';
 import { buildCli } from '../../src/cli/main.js';
 import { bearer } from '../helpers/auth.js';
@@ -136,12 +139,15 @@ describe(`evaluator, sandbox fixtures and operator moves (${engineName})`, () =>
     }
   });
 
-  it('startEvaluator runs passes in the background until stopped', async () => {
+  it('the evaluator job runs passes in the background until stopped', async () => {
     const id = await fresh(PL.phx);
-    const loop = startEvaluator(e.t.db, { intervalMs: 20 });
+    const job = evaluatorJob({ db: e.t.db, config: e.t.config, engine: e.t.handle.engine });
+    const loop = startLoop({ ...job, intervalMs: 20 }, pino({ level: 'silent' }));
     for (let i = 0; i < 100 && (await row(id)).appointment_status === 'pending_booking'; i++) await new Promise((r) => setTimeout(r, 20));
     await loop.stop();
     expect((await row(id)).appointment_status).toBe('confirmed');
+    expect(loop.stats()).toMatchObject({ job: 'evaluator', failures: 0 });
+    expect(loop.stats().items).toBeGreaterThanOrEqual(1);
   });
 
   describe('operator transition', () => {

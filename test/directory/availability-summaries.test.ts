@@ -2,8 +2,8 @@
  * Stored availability summaries (migration 0009; src/domain/directory/availability-summary-store.ts,
  * availability-summary-refresh.ts): the refresher writes what `directoryAvailability` computes,
  * listings serve a row only while it is younger than the listings' staleness (60 s), rows follow
- * deactivation and deletion, concurrent passes never compute a row twice, and the worker loop runs
- * and stops.
+ * deactivation and deletion, concurrent passes never compute a row twice, and the refresh job
+ * (src/jobs/availability-summary-refresh.ts) runs and stops.
  */
 import { sql } from 'kysely';
 import pino from 'pino';
@@ -14,14 +14,15 @@ import {
   refreshAvailabilitySummaries,
   refreshLockKey,
   REFRESH_OLDER_THAN_MS,
-  startAvailabilitySummaryWorker,
 } from '../../src/domain/directory/availability-summary-refresh.js';
 import { readStoredSummaries } from '../../src/domain/directory/availability-summary-store.js';
 import { loadProviderLocationViews } from '../../src/domain/directory/provider-location-view.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
 import { writeDirectory } from '../../src/domain/directory/write-directory.js';
-import { startBackgroundWorkers } from '../../src/workers.js';
+import { availabilitySummaryRefreshJob } from '../../src/jobs/availability-summary-refresh.js';
+import { startLoop } from '../../src/jobs/loop.js';
+import { startJobs } from '../../src/jobs/registry.js';
 import { testDatabaseUrl } from '../helpers/db.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { get, loadFixture, PL, type DirectoryFixture } from './fixture.js';
@@ -306,48 +307,48 @@ describe('AvailabilityCache page marks', () => {
   });
 });
 
-describe('the worker loop', () => {
+describe('the refresh job', () => {
+  const deps = () => ({ db: t.db, config: t.config, engine: t.handle.engine });
+  const silent = pino({ level: 'silent' });
+
   test('refreshes, runs one pass at a time, and writes nothing once stopped', async () => {
     await t.db.deleteFrom('availability_summaries').execute();
     const active = await activeIds();
-    const passes: number[] = [];
-    const errors: unknown[] = [];
-    const worker = startAvailabilitySummaryWorker(t.db, env(), { intervalMs: 20, batchSize: 2, onPass: (n) => passes.push(n), onError: (e) => errors.push(e) });
+    const job = availabilitySummaryRefreshJob(deps(), { batchSize: 2 });
+    const loop = startLoop({ ...job, intervalMs: 20 }, silent);
     try {
       await waitFor(async () => (await storedIds()).length === active.length);
-      await waitFor(async () => passes.length >= 3);
+      await waitFor(async () => loop.stats().passes >= 3);
     } finally {
-      await worker.stop();
+      await loop.stop();
     }
-    expect(errors).toEqual([]);
-    // The first pass wrote every row; the next ones found them young.
-    expect(passes[0]).toBe(active.length);
-    expect(passes.slice(1).every((n) => n === 0)).toBe(true);
-    const after = passes.length;
+    // Every row written once: the first pass wrote them all, the next ones found them young.
+    expect(loop.stats()).toMatchObject({ job: 'availability-summary-refresh', failures: 0, items: active.length });
+    const after = loop.stats().passes;
     await t.db.deleteFrom('availability_summaries').execute();
     await new Promise((r) => setTimeout(r, 200));
     expect(await storedIds()).toEqual([]);
-    expect(passes.length).toBe(after);
+    expect(loop.stats().passes).toBe(after);
   });
 
   test('stop() during a pass ends it after the batch in progress', async () => {
     await t.db.deleteFrom('availability_summaries').execute();
-    const worker = startAvailabilitySummaryWorker(t.db, env(), { intervalMs: 60_000, batchSize: 1 });
+    const loop = startLoop({ ...availabilitySummaryRefreshJob(deps(), { batchSize: 1 }), intervalMs: 60_000 }, silent);
     await waitFor(async () => (await storedIds()).length > 0, 15_000);
-    await worker.stop();
+    await loop.stop();
     const written = (await storedIds()).length;
     await new Promise((r) => setTimeout(r, 200));
     expect((await storedIds()).length).toBe(written);
   });
 
-  test('startBackgroundWorkers runs it', async () => {
+  test('startJobs runs it', async () => {
     await t.db.deleteFrom('availability_summaries').execute();
     const active = await activeIds();
-    const workers = startBackgroundWorkers(t.db, t.config, pino({ level: 'silent' }), { engine: t.handle.engine });
+    const jobs = startJobs(deps(), silent);
     try {
       await waitFor(async () => (await storedIds()).length === active.length);
     } finally {
-      await workers.stop();
+      await jobs.stop();
     }
   });
 });

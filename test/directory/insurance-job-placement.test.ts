@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startBackgroundWorkers } from '../../src/workers.js';
+import { startJobs } from '../../src/jobs/registry.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { loadFixture, PL, type DirectoryFixture } from './fixture.js';
 import { scaled } from '../helpers/scale.js';
@@ -31,7 +31,7 @@ test('an API without workers records the request; the background workers apply i
   await new Promise((r) => setTimeout(r, 500));
   expect(await status()).toEqual(['pending']);
 
-  const workers = startBackgroundWorkers(t.db, t.config, pino({ level: 'silent' }), { engine: t.handle.engine });
+  const workers = startJobs({ db: t.db, config: t.config, engine: t.handle.engine }, pino({ level: 'silent' }));
   try {
     const deadline = Date.now() + scaled(15_000);
     while ((await status())[0] !== 'applied' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

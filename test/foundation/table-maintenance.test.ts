@@ -1,7 +1,12 @@
+import { Writable } from 'node:stream';
 import { sql } from 'kysely';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
-import { maintainTables, maintenanceNeeded, startTableMaintenance, tablesNeedingMaintenance, type TableMaintenance } from '../../src/db/table-maintenance.js';
+import { maintainTables, maintenanceNeeded, tablesNeedingMaintenance, type TableMaintenance } from '../../src/db/table-maintenance.js';
+import { startLoop } from '../../src/jobs/loop.js';
+import { tableMaintenanceJob } from '../../src/jobs/table-maintenance.js';
 import { engineName, freshDatabase } from '../helpers/db.js';
 import { scaled } from '../helpers/scale.js';
 
@@ -106,20 +111,24 @@ describe(`table maintenance (${engineName})`, () => {
     expect(Number((await counts()).analyze_count)).toBe(before + 1);
   });
 
-  it('the loop runs passes on its interval and stops cleanly', async () => {
+  it('the job runs passes on its interval, logs what it did, and stops cleanly', async () => {
     await changeAndFlush(sql`INSERT INTO probe SELECT g, 'w' FROM generate_series(7001, 9000) g`);
     await until(() => tablesNeedingMaintenance(h.db), (d) => !!probeOf(d));
-    const passes: TableMaintenance[][] = [];
-    const errors: unknown[] = [];
-    // The loop asks the server whether it is needed; force "pglite" so it runs on either engine.
-    const worker = startTableMaintenance(h.db, 'pglite', { intervalMs: 50, onPass: (d) => passes.push(d), onError: (e) => errors.push(e) });
-    await until(async () => passes.length, (n) => n >= 2);
-    await worker.stop();
-    const n = passes.length;
+    const logged: { level: number; msg: string; tables?: string[] }[] = [];
+    const sink = new Writable({ write(chunk, _enc, cb) { logged.push(JSON.parse(String(chunk))); cb(); } });
+    // The job asks the server whether it is needed; say "pglite" so it runs on either engine.
+    const job = tableMaintenanceJob({ db: h.db, config: loadConfig({ LOG_LEVEL: 'silent' }), engine: 'pglite' });
+    const loop = startLoop({ ...job, intervalMs: 50, firstPassAfterMs: 50 }, pino({ level: 'debug' }, sink));
+    await until(async () => loop.stats().passes, (n) => n >= 2);
+    await loop.stop();
+    const n = loop.stats().passes;
     await new Promise((r) => setTimeout(r, 200));
-    expect(passes.length).toBe(n);
-    expect(errors).toEqual([]);
-    expect(probeOf(passes[0]!)?.analyze).toBe(true);
+    expect(loop.stats().passes).toBe(n);
+    expect(loop.stats().failures).toBe(0);
+    expect(logged.filter((l) => l.level >= 50)).toEqual([]);
+    // The first pass analysed the probe, and said so.
+    expect(logged[0]).toMatchObject({ msg: 'table maintenance' });
+    expect(logged[0]!.tables).toContain('analyze probe');
     expect(await pgClass()).toBe(3400);
   });
 });

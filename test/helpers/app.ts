@@ -3,10 +3,13 @@
  * `listen()` for tests that need a real HTTP server (races, browsers, OAuth client libraries).
  */
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { createDeveloper, type NewDeveloper } from '../../src/domain/developers/create-developer.js';
-import { buildApp, type AppDeps } from '../../src/http/app.js';
+import { buildApp } from '../../src/http/app.js';
+import { insuranceMappingsJob } from '../../src/jobs/insurance-mappings.js';
+import { startJobs } from '../../src/jobs/registry.js';
 import { freshDatabase } from './db.js';
 
 export interface TestApp {
@@ -30,11 +33,21 @@ export function testPort(): number {
   return nextPort;
 }
 
-export async function testApp(env: Record<string, string> = {}, deps: Pick<AppDeps, 'insuranceMappingJob'> = {}): Promise<TestApp> {
+/**
+ * The app over a fresh database. Unless `insuranceMappingJob` is false, the insurance-mapping job
+ * runs beside it (kicked by the API, as in `serve`), so accepted mapping requests get applied; the
+ * other background jobs run only where a test starts them.
+ */
+export async function testApp(env: Record<string, string> = {}, opts: { insuranceMappingJob?: boolean } = {}): Promise<TestApp> {
   const handle = await freshDatabase();
   const port = testPort();
   const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token-0123456789abcdefgh', LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, ...env });
-  const app = await buildApp({ config, db: handle.db, ...deps });
+  const jobs =
+    opts.insuranceMappingJob === false ? undefined : startJobs({ db: handle.db, config, engine: handle.engine }, pino({ level: 'silent' }), [insuranceMappingsJob]);
+  const app = await buildApp({ config, db: handle.db, ...(jobs ? { jobs } : {}) }).catch(async (err: unknown) => {
+    await jobs?.stop();
+    throw err;
+  });
   let listening = false;
   return {
     app,
@@ -47,6 +60,7 @@ export async function testApp(env: Record<string, string> = {}, deps: Pick<AppDe
       return `http://127.0.0.1:${port}`;
     },
     async close() {
+      await jobs?.stop();
       await app.close();
       await handle.close();
     },

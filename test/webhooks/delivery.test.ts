@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
+import { startLoop } from '../../src/jobs/loop.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery.js';
 import { uuid } from '../../src/lib/ids.js';
 import { setWebhookEndpoint } from '../../src/webhooks/endpoints.js';
 import { BATCH, backoffMs, createWebhookWorker, listDeliveries, replayEvents } from '../../src/webhooks/worker.js';
@@ -28,7 +31,13 @@ describe('webhook delivery from the outbox', () => {
   }
   const status = async (id: string) => (await t.db.selectFrom('outbox_events').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
   const worker = (extra: Partial<Parameters<typeof createWebhookWorker>[1]> = {}) =>
-    createWebhookWorker(t.db, { env: 'sandbox', allowPrivateTargets: true, baseDelayMs: 20, maxDelayMs: 100, pollMs: 10, ...extra });
+    createWebhookWorker(t.db, { env: 'sandbox', allowPrivateTargets: true, baseDelayMs: 20, maxDelayMs: 100, ...extra });
+  /** The webhook delivery job running as `serve` runs it, with short retry delays and poll interval `pollMs`. */
+  const deliveryJob = (pollMs = 10) =>
+    startLoop(
+      webhookDeliveryJob({ db: t.db, config: { ...t.config, allowPrivateWebhookTargets: true, webhookRetryBaseMs: 20, workerPollMs: pollMs }, engine: t.handle.engine }),
+      pino({ level: 'silent' }),
+    );
   async function until(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
     const end = Date.now() + ms;
     while (!(await cond())) {
@@ -69,8 +78,7 @@ describe('webhook delivery from the outbox', () => {
     try {
       await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: rx.url, key: k, allowPrivateTargets: true });
       const id = await event();
-      const w = worker();
-      w.start();
+      const w = deliveryJob();
       await until(async () => (await status(id)).status === 'delivered');
       await w.stop();
       const mine = rx.received.filter((r) => r.headers['webhook-id'] === id);
@@ -94,8 +102,7 @@ describe('webhook delivery from the outbox', () => {
       const ids: string[] = [];
       for (let i = 0; i < BATCH * 3 + 5; i++) ids.push(await event({ developer_id: busy.developer_id }));
       // A poll interval far longer than the test: without the immediate follow-up only one batch would go.
-      const w = worker({ pollMs: 600_000 });
-      w.start();
+      const w = deliveryJob(600_000);
       try {
         await until(async () => {
           const rows = await t.db.selectFrom('outbox_events').select('status').where('id', 'in', ids).execute();
@@ -104,6 +111,9 @@ describe('webhook delivery from the outbox', () => {
       } finally {
         await w.stop();
       }
+      // Three full batches, each followed at once by the next pass, then the rest.
+      expect(w.stats()).toMatchObject({ job: 'webhook-delivery', failures: 0 });
+      expect(w.stats().items).toBeGreaterThanOrEqual(ids.length);
       const sent = new Set(rx.received.map((r) => r.headers['webhook-id']));
       expect(ids.every((id) => sent.has(id))).toBe(true);
       // Each event was recorded once, with its attempt, in the same statement as its new state.
@@ -120,9 +130,7 @@ describe('webhook delivery from the outbox', () => {
     const port = testPort();
     await setWebhookEndpoint(t.db, { env: 'sandbox', developerId: dev.developer_id, url: `http://127.0.0.1:${port}/hook`, key: k, allowPrivateTargets: true });
     const id = await event();
-    const first = worker();
-    await first.runOnce();
-    await first.stop();
+    await worker().runOnce();
     const row = await status(id);
     expect(row.status).toBe('pending');
     expect(row.attempts).toBe(1);
@@ -130,8 +138,7 @@ describe('webhook delivery from the outbox', () => {
     // "Restart": a new worker on the same database, after the receiver comes up.
     const rx = await startReceiver([k], port);
     try {
-      const second = worker();
-      second.start();
+      const second = deliveryJob();
       await until(async () => (await status(id)).status === 'delivered');
       await second.stop();
       expect(rx.received.filter((r) => r.headers['webhook-id'] === id).length).toBeGreaterThanOrEqual(1);

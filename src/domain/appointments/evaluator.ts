@@ -10,8 +10,8 @@
  * `pr_reschedulefailed|lo_reschedulefailed` always fails reschedules, `pr_pending|lo_pending` is never
  * due (stays pending), `pr_manual|lo_manual` waits for confirm.
  *
- * `runEvaluatorOnce` is one pass (tests call it directly); `startEvaluator` runs passes in a loop
- * until stopped. Each pass also deletes expired Idempotency-Key records. A process evaluates its own
+ * `runEvaluatorOnce` is one pass; the evaluator job (src/jobs/evaluator.ts) runs passes in a loop.
+ * Each pass also deletes expired Idempotency-Key records. A process evaluates its own
  * environment's appointments. Each row is evaluated inside a savepoint: a row that fails is rolled
  * back alone, reported, and set aside for a minute, so it never holds up the rows behind it.
  */
@@ -93,39 +93,4 @@ export async function runEvaluatorOnce(
   });
   await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute();
   return { evaluated };
-}
-
-export interface RunningEvaluator {
-  /** Stops the loop and waits for the current pass to finish. */
-  stop(): Promise<void>;
-}
-
-/** Runs evaluation passes every `intervalMs` (sooner while there is a backlog) until stopped. */
-export function startEvaluator(
-  db: Kysely<Database>,
-  opts: { intervalMs?: number; env?: Env; onError?: (err: unknown) => void } = {},
-): RunningEvaluator {
-  const interval = opts.intervalMs ?? 1000;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
-  const tick = (): void => {
-    if (stopped) return;
-    current = runEvaluatorOnce(db, { ...(opts.env ? { env: opts.env } : {}), ...(opts.onError ? { onRowError: opts.onError } : {}) })
-      .then((pass) => {
-        if (!stopped) timer = setTimeout(tick, pass.evaluated.length >= 50 ? 0 : interval);
-      })
-      .catch((err: unknown) => {
-        opts.onError?.(err);
-        if (!stopped) timer = setTimeout(tick, interval);
-      });
-  };
-  timer = setTimeout(tick, 0);
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await current;
-    },
-  };
 }

@@ -4,8 +4,8 @@
  * so that a listing of 10,000 entities reads rows instead of computing (docs/directory-format.md,
  * "Performance notes").
  *
- * `refreshAvailabilitySummaries` is one pass; `startAvailabilitySummaryWorker` runs passes in a loop
- * (src/workers.ts). A pass lists the provider-locations whose row is missing or older than
+ * `refreshAvailabilitySummaries` is one pass; the refresh job (src/jobs/availability-summary-refresh.ts)
+ * runs passes in a loop. A pass lists the provider-locations whose row is missing or older than
  * `olderThanMs` (missing first, then oldest first), then takes them in batches of `batchSize`:
  * each batch is one short transaction that takes the environment's advisory lock
  * (`pg_try_advisory_xact_lock`), re-reads which of its provider-locations still need a summary,
@@ -32,8 +32,6 @@ import { writeSummaries } from './availability-summary-store.js';
 export const REFRESH_OLDER_THAN_MS = 40_000;
 /** Default provider-locations per batch (one transaction, ~10–20 ms of computation). */
 export const REFRESH_BATCH_SIZE = 250;
-/** Default pause (ms) between the worker's passes. */
-export const REFRESH_INTERVAL_MS = 5_000;
 
 export interface RefreshOptions {
   env: Env;
@@ -128,50 +126,4 @@ export async function refreshAvailabilitySummaries(db: Db, opts: RefreshOptions)
     refreshed += done;
   }
   return refreshed;
-}
-
-export interface AvailabilitySummaryWorker {
-  /** Ends the loop; resolves when the pass in progress (if any) has ended, after its current batch. */
-  stop(): Promise<void>;
-}
-
-/**
- * Runs a refresh pass over `env` at once and then every `intervalMs` (default
- * `REFRESH_INTERVAL_MS`), never two at a time, until stopped. With the defaults a row is recomputed
- * when 40–45 s old (plus the time its pass takes to reach it), so listings, which serve rows up to
- * 60 s old, find them. Errors go to `onError` and the next pass retries; `onPass` hears how many
- * summaries each pass wrote.
- */
-export function startAvailabilitySummaryWorker(
-  db: Db,
-  env: Env,
-  opts: { intervalMs?: number; olderThanMs?: number; batchSize?: number; onError?: (e: unknown) => void; onPass?: (refreshed: number) => void } = {},
-): AvailabilitySummaryWorker {
-  const abort = new AbortController();
-  let running: Promise<void> | undefined;
-  const run = (): void => {
-    if (abort.signal.aborted || running) return;
-    running = refreshAvailabilitySummaries(db, {
-      env,
-      signal: abort.signal,
-      ...(opts.olderThanMs !== undefined ? { olderThanMs: opts.olderThanMs } : {}),
-      ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
-    })
-      .then((n) => opts.onPass?.(n))
-      .catch((e: unknown) => opts.onError?.(e))
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  const timer = setInterval(run, opts.intervalMs ?? REFRESH_INTERVAL_MS);
-  timer.unref();
-  const first = setImmediate(run);
-  return {
-    async stop() {
-      abort.abort();
-      clearInterval(timer);
-      clearImmediate(first);
-      await running;
-    },
-  };
 }

@@ -1,7 +1,8 @@
 /**
  * A provider-location's insurance mappings (interface.md §2.7, §4.14; contracts.md §4): the plans
  * it accepts, the plans it could accept (active, covering its state, of its care categories) grouped
- * by carrier and network, and asynchronous change requests applied by a background job.
+ * by carrier and network, and asynchronous change requests applied by a background job
+ * (`applyPendingInsuranceMappings`, run by src/jobs/insurance-mappings.ts).
  */
 import { sharedWithOtherDevelopers } from '../sandbox/shared-writes.js';
 import { sql } from 'kysely';
@@ -115,7 +116,7 @@ export async function requestInsuranceMappingChange(
 }
 
 /**
- * The background job: claims up to `limit` pending requests of `env` (row locks, SKIP LOCKED, so
+ * One pass of the background job: claims up to `limit` pending requests of `env` (row locks, SKIP LOCKED, so
  * several processes never apply one twice), applies them in order of arrival, and returns how many
  * it handled.
  */
@@ -151,48 +152,4 @@ export async function applyPendingInsuranceMappings(db: Db, env: Env, limit = 10
     }
     return rows.length;
   });
-}
-
-/**
- * Runs the job every `intervalMs` and on `kick()` (right after a request is accepted). No timer
- * outlives `stop()`; errors are reported to `onError` and the next tick retries.
- */
-export function startInsuranceMappingWorker(
-  db: Db,
-  env: Env,
-  opts: { intervalMs?: number; onError?: (e: unknown) => void } = {},
-): { kick(): void; stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-  const run = (): void => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = (async () => {
-      try {
-        while (!stopped && (await applyPendingInsuranceMappings(db, env)) > 0);
-      } catch (e) {
-        opts.onError?.(e);
-      }
-    })().finally(() => {
-      running = undefined;
-      if (again) {
-        again = false;
-        run();
-      }
-    });
-  };
-  const timer = setInterval(run, opts.intervalMs ?? 5000);
-  timer.unref();
-  return {
-    kick: () => setImmediate(run),
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
 }
