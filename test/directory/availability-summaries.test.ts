@@ -20,7 +20,7 @@ import { readStoredSummaries } from '../../src/domain/directory/availability-sum
 import { loadProviderLocationViews } from '../../src/domain/directory/provider-location-view.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
-import { writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { startBackgroundWorkers } from '../../src/workers.js';
 import { testDatabaseUrl } from '../helpers/db.js';
 import { testApp, type TestApp } from '../helpers/app.js';
