@@ -23,6 +23,7 @@ import { startClusterPrimary } from '../cluster.js';
 import { startService, startWorkerProcess } from '../server.js';
 import { adminCall } from './admin-client.js';
 import { addWebhookCommands } from './webhook-commands.js';
+import { addConfigCommand } from './commands/config.js';
 
 interface RemoteOpts {
   url?: string;
@@ -272,6 +273,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     });
 
   addWebhookCommands(program, config);
+  addConfigCommand(program, env);
 
   return program;
 }

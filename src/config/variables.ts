@@ -18,6 +18,7 @@ import type { Config } from '../config.js';
 
 /** What the annotations of one variable may say (see the module comment). */
 export interface VariableNotes {
+  description: string;
   'x-field': keyof Config;
   'x-default'?: string;
   'x-secret'?: 'value' | 'password';
