@@ -7,6 +7,7 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { addAppointmentCommands } from './commands/appointments.js';
+import { addConfigCommand } from './commands/config.js';
 import { addDeveloperCommands } from './commands/developers.js';
 import { addDirectoryCommands } from './commands/directory.js';
 import { addKeyCommands } from './commands/keys.js';
@@ -31,6 +32,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
   addAppointmentCommands(program, config);
   addKeyCommands(program, config);
   addWebhookCommands(program, config);
+  addConfigCommand(program, env);
   return program;
 }
 
