@@ -142,7 +142,7 @@ export const configVariables = Type.Object({
     minimum: 10,
     maximum: 60_000,
     default: 1000,
-    description: 'how often the background workers look for due work',
+    description: 'how often the booking evaluator and the webhook delivery job look for due work',
     'x-field': 'workerPollMs',
   }),
   ALLOW_PRIVATE_WEBHOOK_TARGETS: Type.Optional(
