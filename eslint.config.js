@@ -30,6 +30,14 @@ export default tseslint.config(
     },
   },
   {
+    // Generic code outside the HTTP tier (helpers, background work, the operator's tool) does not
+    // depend on it either: what both need lives in src/lib or src/db.
+    files: ['src/lib/**', 'src/webhooks/**', 'src/cli/**', 'src/jobs/**', 'src/workers.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/*', '**/routes/*', '**/auth/routes/*'], message: 'only the HTTP tier imports src/http and the routes' }] }],
+    },
+  },
+  {
     // Migrations are frozen history: they import Kysely and nothing of the application, whose code changes.
     files: ['src/db/migrations/**'],
     rules: {

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db, DatabaseHandle } from './db/database.js';
 import { startTableMaintenance } from './db/table-maintenance.js';
-import { loggableError } from './http/error-handler.js';
+import { loggableError } from './lib/loggable-error.js';
 import { startEvaluator } from './domain/appointments/evaluator.js';
 import { startAvailabilitySummaryWorker } from './domain/directory/availability-summary-refresh.js';
 import { startInsuranceMappingWorker } from './domain/directory/insurance-mappings.js';

@@ -21,7 +21,7 @@ import { issueAuthorizationCode } from '../authorize/issue-code.js';
 import { endLoginSession, resumeLoginSession, startLoginSession } from '../authorize/login-sessions.js';
 import { consentPage, errorPage, signInPage, signUpPage, type FieldErrors, type FormContext } from '../authorize/pages.js';
 import { SESSION_MAX_TTL_MS } from '../lifetimes.js';
-import { ApiError } from '../../http/errors.js';
+import { DomainError } from '../../domain/errors.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { clear, refund, take, type LoginLimits } from '../rate-limit.js';
 
@@ -120,8 +120,8 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
         try {
           await deps.limiter.take(reply, `authorize:ip:${req.ip}`, Math.min(AUTHORIZE_PER_MINUTE, config.rateLimitPerMinute));
         } catch (e) {
-          if (!(e instanceof ApiError) || e.statusCode !== 429) throw e;
-          reply.header('retry-after', e.headers['retry-after'] ?? '60');
+          if (!(e instanceof DomainError) || e.kind !== 'rate_limited') throw e;
+          reply.header('retry-after', String(e.details.retryAfterSeconds ?? 60));
           return sendPage(reply, 429, errorPage('Too many sign-in requests came from your network.', 'Wait a minute, then return to the app you came from and start again.'));
         }
       }

@@ -1,11 +1,11 @@
 /**
  * Booking (interface.md §4.1, §2.1; contracts.md §5, §6): validates the request, checks the start
  * time against the schedule, and in one atomic statement stores the patient and the appointment, holds
- * the time (the database refuses an overlap: 409), and writes the outbox event and the audit record.
+ * the time (the database refuses an overlap: `conflict`), and writes the outbox event and the audit record.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { ApiError, badRequest, mergeFieldErrors, type FieldError } from '../errors.js';
+import { invalidFields, invalidInput, mergeFieldErrors, unavailable, type FieldError } from '../errors.js';
 import { prefixedId, uuid } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
 import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
@@ -49,12 +49,12 @@ export async function visitReasonDuration(
     .where('env', '=', env)
     .where('id', '=', visitReasonId)
     .executeTakeFirst();
-  if (!vr) throw badRequest(field, `unknown visit reason ${visitReasonId}`);
-  if (!pl.visitReasonIds.includes(visitReasonId)) throw badRequest(field, 'the provider does not accept this visit reason');
+  if (!vr) throw invalidInput(field, `unknown visit reason ${visitReasonId}`);
+  if (!pl.visitReasonIds.includes(visitReasonId)) throw invalidInput(field, 'the provider does not accept this visit reason');
   return patientType === 'new' ? vr.duration_new_minutes : vr.duration_existing_minutes;
 }
 
-/** Checks a booking request against a context; returns what the write needs, or throws one 400 naming every bad field. */
+/** Checks a booking request against a context; returns what the write needs, or throws one `invalid` error naming every bad field. */
 function checkedBooking(
   d: CreateInput['data'],
   ctx: BookingContext,
@@ -64,7 +64,7 @@ function checkedBooking(
   clock: LocalClock,
 ): { pl: ProviderLocationContext; duration: number } {
   const errors = mergeFieldErrors(formatErrors, referenceErrors(bookingRefs(d as unknown as Record<string, unknown>), ctx, start, now, clock));
-  if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+  if (errors.length) throw invalidFields(errors);
   const duration = d.patient_type === 'new' ? ctx.durations!.new : ctx.durations!.existing;
   return { pl: ctx.pl!, duration };
 }
@@ -73,7 +73,7 @@ function checkedBooking(
 const WRITE_ATTEMPTS = 5;
 
 /**
- * Creates an appointment; returns its row. Throws §7 errors (400 naming the field, 409 when the time is taken).
+ * Creates an appointment; returns its row. Throws `DomainError`s (`invalid` naming the fields, `conflict` when the time is taken).
  * At most two statements: one read of everything the checks need (`loadBookingContext`), one atomic insert.
  * With `contexts`, a context kept from an earlier booking replaces the read (`BookingContextCache`):
  * the insert checks the context's versions and inserts nothing if they moved, and a kept context's
@@ -138,7 +138,7 @@ export async function createAppointment(
     // The directory or the provider's calendar changed since the context was read: read it again.
     if (key !== undefined) opts.contexts!.delete(key);
     if (attempt >= WRITE_ATTEMPTS) {
-      throw new ApiError(503, 'api_error', [{ message: "the provider's schedule kept changing during the booking; try again" }], { 'retry-after': '1' });
+      throw unavailable("the provider's schedule kept changing during the booking; try again", 1);
     }
   }
 }
@@ -172,7 +172,7 @@ function versionGuard(env: string, providerId: string, v: ContextVersions): Inse
 
 /**
  * The booking's one atomic statement (contracts.md §5, §7): the patient, the appointment, its held
- * time (the no-overlap constraint refuses a taken time: 409), the outbox event and the audit record,
+ * time (the no-overlap constraint refuses a taken time: `conflict`), the outbox event and the audit record,
  * returning the appointment row as one JSON array (`APPOINTMENT_RETURNING`); no row and nothing
  * inserted when `versions` no longer hold (the directory or the provider's calendar changed).
  * Raw SQL (insert-sql.ts): the query builder's cost for this statement was a large part of a

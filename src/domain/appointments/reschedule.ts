@@ -1,12 +1,12 @@
 /**
  * `POST /v1/appointments/reschedule` (interface.md §4.16, §3; contracts.md §4, §6): only the time
- * changes. The new time must be offered by the schedule (400 `start_time`) and free (409); the
+ * changes. The new time must be offered by the schedule (`invalid` `start_time`) and free (`conflict`); the
  * appointment becomes `pending_reschedule` holding the new time next to its current one, and the
  * evaluator later moves it to `rescheduled` (old time released) or `reschedule_failed` (old time kept).
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { ApiError, notFound, type FieldError } from '../errors.js';
+import { invalidFields, notFound, type FieldError } from '../errors.js';
 import type { DateTime } from 'luxon';
 import type { Principal } from '../credentials/principal.js';
 import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
@@ -31,8 +31,8 @@ export interface RescheduleInput {
 type StartCheck = { ok: true; start: DateTime; duration: number } | { ok: false; error: FieldError };
 
 /**
- * Checks a new start time for a visible appointment: its form, that the appointment exists (404)
- * and may move (409), and that the schedule offers the time (400 naming `start_time`).
+ * Checks a new start time for a visible appointment: its form, that the appointment exists (`not_found`)
+ * and may move (`conflict`), and that the schedule offers the time (`invalid` naming `start_time`).
  */
 async function checkStart(db: Kysely<Database>, principal: Principal, appointmentId: string, startTime: string, now: Date): Promise<StartCheck> {
   const start = parseOffsetDateTime(startTime);
@@ -75,7 +75,7 @@ export async function rescheduleAppointment(
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
   const checked = await checkStart(db, principal, input.appointment_id, input.start_time, now);
-  if (!checked.ok) throw new ApiError(400, 'invalid_request', [checked.error]);
+  if (!checked.ok) throw invalidFields([checked.error]);
   const { start, duration } = checked;
   const newStart = start.toJSDate();
   const newEnd = start.plus({ minutes: duration }).toJSDate();

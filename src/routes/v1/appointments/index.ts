@@ -24,8 +24,8 @@ import { APPOINTMENT_STATUSES } from '../../../domain/appointments/states.js';
 import { updateAppointmentStatus } from '../../../domain/appointments/update-status.js';
 import { LocalClock, parseUtcTimestamp } from '../../../domain/scheduling/local-time.js';
 import { principalOf } from '../../../http/auth-guard.js';
-import { loggableError } from '../../../http/error-handler.js';
-import { badRequest, notFound } from '../../../http/errors.js';
+import { loggableError } from '../../../lib/loggable-error.js';
+import { invalidInput, notFound } from '../../../domain/errors.js';
 import { commaList, errorResponses, nextUrl, pageEnvelope } from '../common-schemas.js';
 import {
   AppointmentRecord, CancelBody, ConfirmBody, CreateBody, CreateFields, envelope, IdParams, ListQuery, ParticipantsData, RescheduleBody,
@@ -43,7 +43,7 @@ const rid = (req: FastifyRequest) => ({ requestId: serviceRequestId(req) });
 function timestamp(field: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const d = parseUtcTimestamp(value);
-  if (!d) throw badRequest(field, 'must be an ISO-8601 UTC timestamp');
+  if (!d) throw invalidInput(field, 'must be an ISO-8601 UTC timestamp');
   return d.toJSDate();
 }
 
@@ -96,7 +96,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       const q = req.query;
       const statuses = commaList(q.statuses);
       const bad = statuses.find((s) => !APPOINTMENT_STATUSES.includes(s as AppointmentStatus));
-      if (bad !== undefined) throw badRequest('statuses', `unknown status ${bad}; must be among: ${APPOINTMENT_STATUSES.join(', ')}`);
+      if (bad !== undefined) throw invalidInput('statuses', `unknown status ${bad}; must be among: ${APPOINTMENT_STATUSES.join(', ')}`);
       const filter: ListFilter = {
         page: q.page,
         pageSize: q.page_size,

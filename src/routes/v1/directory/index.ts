@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AvailabilityCache } from '../../../domain/directory/availability-cache.js';
 import { startInsuranceMappingWorker } from '../../../domain/directory/insurance-mappings.js';
-import { loggableError } from '../../../http/error-handler.js';
+import { loggableError } from '../../../lib/loggable-error.js';
 import type { DirectoryDeps } from './context.js';
 import { facilityRoutes } from './facilities.js';
 import { insuranceMappingRoutes } from './insurance-mappings.js';
