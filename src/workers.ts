@@ -13,6 +13,7 @@ import type { Db, DatabaseHandle } from './db/database.js';
 import { startTableMaintenance } from './db/table-maintenance.js';
 import { loggableError } from './lib/loggable-error.js';
 import { startEvaluator } from './domain/appointments/evaluator.js';
+import { sandboxBookingOutcomes } from './domain/sandbox/booking-outcomes.js';
 import { startAvailabilitySummaryWorker } from './domain/directory/availability-summary-refresh.js';
 import { startInsuranceMappingWorker } from './domain/directory/insurance-mappings.js';
 import { createWebhookWorker } from './webhooks/worker.js';
@@ -34,7 +35,7 @@ export function startBackgroundWorkers(
 ): BackgroundWorkers {
   // Error messages can carry values (a PostgreSQL error quotes the row): logged without them.
   const report = (what: string) => (err: unknown) => logger.error({ err: loggableError(err) }, `${what} pass failed`);
-  const evaluator = startEvaluator(db, { intervalMs: config.workerPollMs, env: config.appEnv, onError: report('booking evaluator') });
+  const evaluator = startEvaluator(db, { intervalMs: config.workerPollMs, env: config.appEnv, onError: report('booking evaluator'), outcomes: sandboxBookingOutcomes });
   const webhooks = createWebhookWorker(db, {
     env: config.appEnv,
     allowPrivateTargets: config.allowPrivateWebhookTargets,

@@ -7,7 +7,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { BookingOutcomePolicy } from '../domain/appointments/outcome-policy.js';
 import type { TokenVerifier } from '../domain/credentials/principal.js';
+import { sandboxBookingOutcomes } from '../domain/sandbox/booking-outcomes.js';
 import { authServer } from '../auth/index.js';
 import { keyEncryptionOf } from '../auth/key-encryption.js';
 import { KeyStore } from '../auth/signing-keys.js';
@@ -49,6 +51,8 @@ export interface AppDeps {
    * the `carebook worker` processes apply the requests (contracts.md §1 "Scale-out").
    */
   insuranceMappingJob?: boolean;
+  /** Outcomes forced on bookings and reschedules; by default the sandbox fixtures' (src/domain/sandbox/booking-outcomes.ts). */
+  bookingOutcomes?: BookingOutcomePolicy;
 }
 
 /** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
@@ -149,7 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // One-pass validation and Idempotency-Key first, so every route registered after them gets them.
   installOnePassValidation(app);
   installIdempotency(app, db);
-  await app.register(appointmentRoutes, { config, db });
+  await app.register(appointmentRoutes, { config, db, outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes });
   await app.register(availabilityRoutes, { config, db });
   await app.register(calendarRoutes, { config, db });
 

@@ -8,7 +8,6 @@ import type { Database } from '../../db/schema.js';
 import { invalidFields, invalidInput, mergeFieldErrors, unavailable, type FieldError } from '../errors.js';
 import { prefixedId, uuid } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
-import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { LocalClock } from '../scheduling/local-time.js';
 import type { ProviderLocationContext } from '../scheduling/schedule-data.js';
 import type { DateTime } from 'luxon';
@@ -18,6 +17,7 @@ import { BookingContextCache } from './booking-context-cache.js';
 import { auditRecord, outboxRecord } from './events.js';
 import { rangeLiteral } from './holds.js';
 import { insertStatement, type InsertGuard } from './insert-sql.js';
+import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
 import type { PatientInput } from './patient-rules.js';
 import { APPOINTMENT_RETURNING, rowFromReturned, type AppointmentRow } from './record.js';
 import { retrying, slotTaken } from './transactions.js';
@@ -78,17 +78,18 @@ const WRITE_ATTEMPTS = 5;
  * With `contexts`, a context kept from an earlier booking replaces the read (`BookingContextCache`):
  * the insert checks the context's versions and inserts nothing if they moved, and a kept context's
  * refusal is checked again against a fresh one. Pass the application's long-lived `clock` to share
- * local-time conversions across requests.
+ * local-time conversions across requests. `outcomes`: the outcomes forced on bookings (none by default).
  */
 export async function createAppointment(
   db: Kysely<Database>,
   principal: Principal,
   input: CreateInput,
-  opts: { requestId?: string; now?: Date; clock?: LocalClock; statementTexts?: Map<string, string>; contexts?: BookingContextCache } = {},
+  opts: { requestId?: string; now?: Date; clock?: LocalClock; statementTexts?: Map<string, string>; contexts?: BookingContextCache; outcomes?: BookingOutcomePolicy } = {},
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
   const clock = opts.clock ?? new LocalClock();
   const statementTexts = opts.statementTexts ?? new Map<string, string>();
+  const outcomes = opts.outcomes ?? EVALUATE_EVERY_MOVE;
   const d = input.data;
   const { errors: inputErrs, start } = formatErrors(d as unknown as Record<string, unknown>, now);
   const where = {
@@ -129,6 +130,7 @@ export async function createAppointment(
           end: endDate,
           now,
           versions: ctx.versions,
+          stayPending: outcomes.forcedOutcome(pl.id, 'booking') === 'stay_pending',
           ...(opts.requestId ? { requestId: opts.requestId } : {}),
         }),
       );
@@ -156,6 +158,8 @@ export interface BookingWrite {
   now: Date;
   /** The versions the checks' context was read with: nothing is inserted unless they still hold. */
   versions: ContextVersions;
+  /** The booking is never evaluated: it stays `pending_booking` (a forced outcome, outcome-policy.ts). */
+  stayPending?: boolean;
   requestId?: string;
 }
 
@@ -182,7 +186,7 @@ function versionGuard(env: string, providerId: string, v: ContextVersions): Inse
 export function bookingStatement(statementTexts: Map<string, string>, w: BookingWrite): CompiledQuery {
   const { principal, pl, patient: p, start: startDate, end: endDate, now } = w;
   const manual = pl.confirmationType === 'manual';
-  const neverEvaluated = pl.id === SANDBOX_FIXTURES.pending;
+  const neverEvaluated = w.stayPending === true;
   const id = uuid();
   const patientId = prefixedId('pa');
   const actor = { kind: 'principal' as const, principal, ...(w.requestId ? { requestId: w.requestId } : {}) };

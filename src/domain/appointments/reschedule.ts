@@ -9,7 +9,6 @@ import type { Database } from '../../db/schema.js';
 import { invalidFields, notFound, type FieldError } from '../errors.js';
 import type { DateTime } from 'luxon';
 import type { Principal } from '../credentials/principal.js';
-import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { isScheduledStart } from '../scheduling/availability.js';
 import { parseOffsetDateTime } from '../scheduling/local-time.js';
 import { loadProviderLocations } from '../scheduling/schedule-data.js';
@@ -17,6 +16,7 @@ import { visitReasonDuration } from './create.js';
 import { recordChange } from './events.js';
 import { hold, release } from './holds.js';
 import { lockVisible } from './lock.js';
+import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
 import { findVisible, type AppointmentRow } from './record.js';
 import { assertMove } from './states.js';
 import { inTransaction, slotTaken } from './transactions.js';
@@ -71,7 +71,7 @@ export async function rescheduleAppointment(
   db: Kysely<Database>,
   principal: Principal,
   input: RescheduleInput,
-  opts: { requestId?: string; now?: Date } = {},
+  opts: { requestId?: string; now?: Date; outcomes?: BookingOutcomePolicy } = {},
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
   const checked = await checkStart(db, principal, input.appointment_id, input.start_time, now);
@@ -95,7 +95,7 @@ export async function rescheduleAppointment(
         appointment_status: 'pending_reschedule',
         pending_start_time: newStart,
         pending_end_time: newEnd,
-        evaluate_after: row.provider_location_id === SANDBOX_FIXTURES.pending ? null : now,
+        evaluate_after: (opts.outcomes ?? EVALUATE_EVERY_MOVE).forcedOutcome(row.provider_location_id, 'reschedule') === 'stay_pending' ? null : now,
         updated_at: sql`now()`,
       })
       .where('id', '=', row.id)

@@ -20,6 +20,7 @@ import { LIST_CAP, listAppointments, type ListFilter } from '../../../domain/app
 import { appointmentParticipants } from '../../../domain/appointments/participants.js';
 import { createFields, fullRecord, VisibleRecordReader } from '../../../domain/appointments/record.js';
 import { rescheduleAppointment, rescheduleProblems } from '../../../domain/appointments/reschedule.js';
+import type { BookingOutcomePolicy } from '../../../domain/appointments/outcome-policy.js';
 import { APPOINTMENT_STATUSES } from '../../../domain/appointments/states.js';
 import { updateAppointmentStatus } from '../../../domain/appointments/update-status.js';
 import { LocalClock, parseUtcTimestamp } from '../../../domain/scheduling/local-time.js';
@@ -35,6 +36,8 @@ import {
 export interface AppointmentRouteDeps {
   config: Config;
   db: Db;
+  /** Outcomes forced on bookings and reschedules (the sandbox fixtures'); none when absent. */
+  outcomes?: BookingOutcomePolicy;
 }
 
 const tags = ['appointments'];
@@ -47,7 +50,7 @@ function timestamp(field: string, value: string | undefined): Date | undefined {
   return d.toJSDate();
 }
 
-export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> = async (app, { config, db }) => {
+export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> = async (app, { config, db, outcomes }) => {
   const read = app.guard({ scope: 'external.appointment.read' });
   const write = app.guard({ scope: 'external.appointment.write' });
   const base = config.publicBaseUrl;
@@ -76,7 +79,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       },
     },
     async (req, reply) => {
-      const row = await createAppointment(db, principalOf(req), req.body, { ...rid(req), clock, statementTexts, contexts });
+      const row = await createAppointment(db, principalOf(req), req.body, { ...rid(req), clock, statementTexts, contexts, ...(outcomes ? { outcomes } : {}) });
       return reply.code(200).send({ request_id: String(req.id), data: createFields(row, base) });
     },
   );
@@ -209,7 +212,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       },
     },
     async (req) => {
-      const row = await rescheduleAppointment(db, principalOf(req), req.body, rid(req));
+      const row = await rescheduleAppointment(db, principalOf(req), req.body, { ...rid(req), ...(outcomes ? { outcomes } : {}) });
       return { request_id: String(req.id), data: createFields(row, base) };
     },
   );
