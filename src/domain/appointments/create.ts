@@ -16,7 +16,7 @@ import { contextDay, loadBookingContext, type BookingContext, type ContextVersio
 import { BookingContextCache } from './booking-context-cache.js';
 import { auditRecord, outboxRecord } from './events.js';
 import { rangeLiteral } from './holds.js';
-import { insertStatement, type InsertGuard } from './insert-sql.js';
+import { insertStatement, type InsertGuard } from '../../db/fast/insert-sql.js';
 import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
 import type { PatientInput } from './patient-rules.js';
 import { APPOINTMENT_RETURNING, rowFromReturned, type AppointmentRow } from './record.js';
@@ -179,7 +179,7 @@ function versionGuard(env: string, providerId: string, v: ContextVersions): Inse
  * time (the no-overlap constraint refuses a taken time: `conflict`), the outbox event and the audit record,
  * returning the appointment row as one JSON array (`APPOINTMENT_RETURNING`); no row and nothing
  * inserted when `versions` no longer hold (the directory or the provider's calendar changed).
- * Raw SQL (insert-sql.ts): the query builder's cost for this statement was a large part of a
+ * Raw SQL (src/db/fast/insert-sql.ts): the query builder's cost for this statement was a large part of a
  * booking's CPU. Exported for the benchmark that measures this write on its own (the ceiling of
  * booking throughput).
  */

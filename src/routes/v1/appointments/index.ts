@@ -61,7 +61,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   app.addHook('onClose', async () => auditReads.close());
   // GET /v1/appointments/{id}: the visible-record query compiled once per principal kind.
   const records = new VisibleRecordReader(db);
-  // The booking statement's SQL text, built once per shape (insert-sql.ts).
+  // The booking statement's SQL text, built once per shape (src/db/fast/insert-sql.ts).
   const statementTexts = new Map<string, string>();
   // Booking contexts kept between bookings, checked by version in the booking's write (migration 0010).
   const contexts = new BookingContextCache();
