@@ -38,6 +38,14 @@ export default tseslint.config(
     },
   },
   {
+    // Hand-built SQL lives behind one boundary, src/db/fast/ (docs/decisions/0012-fast-paths.md).
+    files: ['src/**'],
+    ignores: ['src/db/fast/**'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "MemberExpression[object.name='CompiledQuery'][property.name='raw']", message: 'hand-built SQL belongs in src/db/fast/ (docs/decisions/0012-fast-paths.md)' }],
+    },
+  },
+  {
     // Migrations are frozen history: they import Kysely and nothing of the application, whose code changes.
     files: ['src/db/migrations/**'],
     rules: {

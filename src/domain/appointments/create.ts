@@ -16,10 +16,11 @@ import { contextDay, loadBookingContext, type BookingContext, type ContextVersio
 import { BookingContextCache } from './booking-context-cache.js';
 import { auditRecord, outboxRecord } from './events.js';
 import { rangeLiteral } from './holds.js';
+import { APPOINTMENT_RETURNING, rowFromReturned } from '../../db/fast/appointment-row.js';
 import { insertStatement, type InsertGuard } from '../../db/fast/insert-sql.js';
 import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
 import type { PatientInput } from './patient-rules.js';
-import { APPOINTMENT_RETURNING, rowFromReturned, type AppointmentRow } from './record.js';
+import type { AppointmentRow } from './record.js';
 import { retrying, slotTaken } from './transactions.js';
 
 export interface CreateInput {
