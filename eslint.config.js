@@ -30,6 +30,22 @@ export default tseslint.config(
     },
   },
   {
+    // Generic code outside the HTTP tier (helpers, background work, the operator's tool) does not
+    // depend on it either: what both need lives in src/lib or src/db.
+    files: ['src/lib/**', 'src/webhooks/**', 'src/cli/**', 'src/jobs/**', 'src/workers.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/*', '**/routes/*', '**/auth/routes/*'], message: 'only the HTTP tier imports src/http and the routes' }] }],
+    },
+  },
+  {
+    // Hand-built SQL lives behind one boundary, src/db/fast/ (docs/decisions/0012-fast-paths.md).
+    files: ['src/**'],
+    ignores: ['src/db/fast/**'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "MemberExpression[object.name='CompiledQuery'][property.name='raw']", message: 'hand-built SQL belongs in src/db/fast/ (docs/decisions/0012-fast-paths.md)' }],
+    },
+  },
+  {
     // Migrations are frozen history: they import Kysely and nothing of the application, whose code changes.
     files: ['src/db/migrations/**'],
     rules: {

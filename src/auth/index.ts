@@ -16,9 +16,10 @@ import { authorizeRoutes, sendPage } from './routes/authorize.js';
 import { tokenRoute } from './routes/token.js';
 import type { KeyStore } from './signing-keys.js';
 import { createTokenVerifier } from './token-verifier.js';
-import { isDatabaseUnavailable, loggableError } from '../http/error-handler.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { DomainError } from '../domain/errors.js';
+import { loggableError } from '../lib/loggable-error.js';
 import { closeAfterAnswer } from '../http/lingering-close.js';
-import { ApiError } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
 export interface AuthServerDeps {
@@ -31,13 +32,19 @@ export interface AuthServerDeps {
   limiter?: RateLimiter;
 }
 
+/** Whether the request, not the service, is at fault: a 4xx status, or a domain error other than `unavailable`. */
+function callersFault(err: FastifyError): boolean {
+  if (err instanceof DomainError) return err.kind !== 'unavailable';
+  return !!err.statusCode && err.statusCode >= 400 && err.statusCode < 500;
+}
+
 export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) => {
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(cookie);
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if ((req.routeOptions.config as { html?: boolean } | undefined)?.html) {
-      const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? 400 : 500;
+      const status = callersFault(err) ? 400 : 500;
       if (status === 500) req.log.error({ err: loggableError(err) }, 'auth page error');
       return sendPage(reply, status, errorPage(status === 400 ? 'The request was malformed.' : 'Something went wrong on our side.'));
     }
@@ -45,7 +52,7 @@ export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) 
       if (err.error === 'invalid_client') reply.header('www-authenticate', 'Basic realm="carebook", charset="UTF-8"');
       return reply.code(err.statusCode).send({ error: err.error, error_description: err.description });
     }
-    if (err instanceof ApiError && err.statusCode < 500) {
+    if (err instanceof DomainError && callersFault(err)) {
       // A body the JSON parser refused (a forbidden key): say which and why.
       return reply.code(400).send({ error: 'invalid_request', error_description: err.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') });
     }

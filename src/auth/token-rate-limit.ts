@@ -5,7 +5,7 @@
  * shaped as an OAuth error (RFC 6749 §5.2 body) with HTTP 429 and `Retry-After` (RFC 6585 §4).
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../domain/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
 /** The bucket of one client address at the token endpoint. */
@@ -21,8 +21,8 @@ export function tokenRateLimit(limiter: RateLimiter): onRequestAsyncHookHandler 
     try {
       await limiter.take(reply, tokenBucket(req.ip), await limiter.limitFor(undefined));
     } catch (e) {
-      if (!(e instanceof ApiError) || e.statusCode !== 429) throw e;
-      const retry = e.headers['retry-after'] ?? '60';
+      if (!(e instanceof DomainError) || e.kind !== 'rate_limited') throw e;
+      const retry = String(e.details.retryAfterSeconds ?? 60);
       return reply
         .code(429)
         .header('retry-after', retry)

@@ -8,7 +8,7 @@ import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
-import { StatementNames, useNamedStatements } from './prepared-statements.js';
+import { StatementNames, useNamedStatements } from './fast/prepared-statements.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -34,7 +34,7 @@ export interface OpenOptions {
   /** For PostgreSQL: schema to put first on the search_path (tests isolate themselves this way). */
   schema?: string;
   poolSize?: number;
-  /** For PostgreSQL: run parameterized statements as named, prepared statements (default true; see prepared-statements.ts). */
+  /** For PostgreSQL: run parameterized statements as named, prepared statements (default true; see fast/prepared-statements.ts). */
   preparedStatements?: boolean;
 }
 

@@ -12,7 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import { refund, take, type Limit } from '../auth/rate-limit.js';
 import type { Db } from '../db/database.js';
 import { bearerToken } from './auth-guard.js';
-import { ApiError, unauthorized } from './errors.js';
+import { rateLimited, unauthorized } from '../domain/errors.js';
 
 /** Wrong admin tokens allowed per address and window. */
 export const ADMIN_FAILURES: Limit = { max: 10, windowMs: 15 * 60 * 1000 };
@@ -25,7 +25,7 @@ export function makeAdminGuard(adminToken: string, db: Db, limit: Limit = ADMIN_
     const bucket = `admin:addr:${req.ip}`;
     const wait = await take(db, bucket, limit);
     if (wait > 0) {
-      throw new ApiError(429, 'api_error', [{ message: `too many failed admin authentications; retry after ${wait} s` }], { 'retry-after': String(wait) });
+      throw rateLimited(`too many failed admin authentications; retry after ${wait} s`, wait);
     }
     const token = bearerToken(req);
     if (!token || !timingSafeEqual(digest(token), expected)) throw unauthorized('invalid admin token');

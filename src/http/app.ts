@@ -7,7 +7,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { BookingOutcomePolicy } from '../domain/appointments/outcome-policy.js';
 import type { TokenVerifier } from '../domain/credentials/principal.js';
+import { sandboxBookingOutcomes } from '../domain/sandbox/booking-outcomes.js';
 import type { JobHandles } from '../jobs/registry.js';
 import { authServer } from '../auth/index.js';
 import { keyEncryptionOf } from '../auth/key-encryption.js';
@@ -51,6 +53,8 @@ export interface AppDeps {
    * processes apply the requests on their next pass (contracts.md §1 "Scale-out").
    */
   jobs?: JobHandles;
+  /** Outcomes forced on bookings and reschedules; by default the sandbox fixtures' (src/domain/sandbox/booking-outcomes.ts). */
+  bookingOutcomes?: BookingOutcomePolicy;
 }
 
 /** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
@@ -151,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // One-pass validation and Idempotency-Key first, so every route registered after them gets them.
   installOnePassValidation(app);
   installIdempotency(app, db);
-  await app.register(appointmentRoutes, { config, db });
+  await app.register(appointmentRoutes, { config, db, outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes });
   await app.register(availabilityRoutes, { config, db });
   await app.register(calendarRoutes, { config, db });
 

@@ -6,8 +6,8 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Principal, TokenVerifier } from '../domain/credentials/principal.js';
 import type { Scope } from '../domain/credentials/scopes.js';
-import { isDatabaseUnavailable } from './error-handler.js';
-import { authenticationRequired, forbidden, unauthorized } from './errors.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { authenticationRequired, forbidden, unauthorized } from '../domain/errors.js';
 import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {

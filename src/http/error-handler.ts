@@ -4,11 +4,22 @@
  * logged, nor is the request body) and answered as a bare 500.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorBody, type ErrorType, type FieldError } from './errors.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { DomainError, type FieldError } from '../domain/errors.js';
+import { loggableError } from '../lib/loggable-error.js';
+import { httpErrorOf, type ErrorType } from './domain-error-mapping.js';
 import { closeAfterAnswer } from './lingering-close.js';
 import { trackRouteMethods } from './method-not-allowed.js';
 import { requestFieldErrors } from './validation.js';
 
+/** The one error body of the API: `request_id` equals the `x-request-id` header (docs/api/errors.md). */
+export interface ErrorBody {
+  request_id: string;
+  error_type: ErrorType;
+  errors: FieldError[];
+}
+
+/** Answers `status` with the error body and `headers`. */
 export function sendError(
   reply: FastifyReply,
   status: number,
@@ -31,11 +42,12 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_ASYNC_CONSTRAINT: [400, 'invalid request'],
 };
 
+/** Installs the error handler and the not-found handler (405 with `Allow` for a path served under other methods). */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof ApiError) {
-      if (err.statusCode === 413) closeAfterAnswer(req, reply);
-      return sendError(reply, err.statusCode, err.errorType, err.errors, err.headers);
+    if (err instanceof DomainError) {
+      const http = httpErrorOf(err);
+      return sendError(reply, http.status, http.errorType, err.errors, http.headers);
     }
     if (err.validation) {
       return sendError(reply, 400, 'invalid_request', requestFieldErrors(req, err.validation, err.validationContext));
@@ -87,29 +99,3 @@ export function installErrorHandlers(app: FastifyInstance): void {
  * datetime format, 22008 datetime field overflow.
  */
 const INPUT_VALUE_SQLSTATES = new Set(['22021', '22P05', '22003', '22P02', '22007', '22008']);
-
-/**
- * The parts of a thrown error that may be logged: its name, its code (a SQLSTATE or Fastify code)
- * and its stack frames. The message (also the first lines of `stack`) is left out: it can quote
- * request values, such as a patient's name or a rejected database value.
- */
-export function loggableError(err: unknown): { name: string; code?: string; stack?: string } {
-  const e = (err ?? {}) as { name?: unknown; code?: unknown; stack?: unknown };
-  const out: { name: string; code?: string; stack?: string } = { name: typeof e.name === 'string' ? e.name : typeof err };
-  if (typeof e.code === 'string' || typeof e.code === 'number') out.code = String(e.code);
-  if (typeof e.stack === 'string') {
-    const lines = e.stack.split('\n');
-    const firstFrame = lines.findIndex((l) => /^\s+at /.test(l));
-    if (firstFrame >= 0) out.stack = lines.slice(firstFrame).join('\n');
-  }
-  return out;
-}
-
-/** Connection-level database failures (server down, restarting): answered 503, not 500. */
-export function isDatabaseUnavailable(err: { code?: string; message?: string }): boolean {
-  const code = err.code ?? '';
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006'].includes(code) ||
-    /Connection terminated|timeout exceeded when trying to connect/i.test(err.message ?? '')
-  );
-}

@@ -18,7 +18,7 @@ import { sql } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Db } from '../db/database.js';
 import type { Principal } from '../domain/credentials/principal.js';
-import { badRequest, conflict } from './errors.js';
+import { invalidInput, conflict } from '../domain/errors.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const TTL_HOURS = 24;
@@ -93,7 +93,7 @@ export function idempotencyPreHandler(db: Db): preHandlerHookHandler {
     if (raw === undefined || !req.principal) return;
     const key = Array.isArray(raw) ? raw[0]! : raw;
     if (key.length < 1 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
-      throw badRequest('Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
+      throw invalidInput('Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
     }
     const p = req.principal;
     const claim: Claim = { developerId: p.developerId, principal: keySpace(p), key };

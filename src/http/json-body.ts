@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
-import { badRequest } from './errors.js';
+import { invalidInput } from '../domain/errors.js';
 
 /** The path of the first forbidden key in a parsed value (`JSON.parse` keeps `__proto__` as an own key). */
 function forbiddenKeyPath(v: unknown, path: string): string | undefined {
@@ -41,7 +41,7 @@ export function installJsonBodyParser(app: FastifyInstance, opts: { emptyBody?: 
         return done(Object.assign(new Error('request body is not valid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
       }
       const field = forbiddenKeyPath(parsed, '') ?? '__proto__';
-      done(badRequest(field, 'key not allowed: __proto__ and constructor.prototype keys are refused in JSON bodies'), undefined);
+      done(invalidInput(field, 'key not allowed: __proto__ and constructor.prototype keys are refused in JSON bodies'), undefined);
     }
   });
 }

@@ -7,8 +7,8 @@
  * schema's in one 400. When the schema passes, the handler's own checks report the later stages.
  */
 import type { FastifyInstance, FastifyRequest, FastifySchemaValidationError, preHandlerHookHandler } from 'fastify';
-import { ApiError, mergeFieldErrors, type FieldError } from './errors.js';
-import { loggableError } from './error-handler.js';
+import { DomainError, invalidFields, mergeFieldErrors, type FieldError } from '../domain/errors.js';
+import { loggableError } from '../lib/loggable-error.js';
 import { requestFieldErrors } from './validation.js';
 
 /** The checks after the schema, for input the schema refused: it may hold any JSON value anywhere. */
@@ -40,10 +40,10 @@ export function installOnePassValidation(app: FastifyInstance): void {
       try {
         later = await check(req);
       } catch (e) {
-        if (e instanceof ApiError) later = e.statusCode === 400 ? e.errors : [];
+        if (e instanceof DomainError) later = e.kind === 'invalid' ? e.errors : [];
         else req.log.debug({ err: loggableError(e) }, 'later validation stage skipped on input the schema refused');
       }
-      throw new ApiError(400, 'invalid_request', mergeFieldErrors(schemaErrors, later));
+      throw invalidFields(mergeFieldErrors(schemaErrors, later));
     };
     const existing = route.preHandler ? (Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]) : [];
     route.preHandler = [pre, ...existing];

@@ -11,7 +11,7 @@ import type { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Db } from '../db/database.js';
-import { ApiError } from './errors.js';
+import { rateLimited } from '../domain/errors.js';
 
 export interface RateLimiter {
   /** Counts one call for `key` against `limit` per minute; sets the headers; throws 429 when over. */
@@ -58,8 +58,8 @@ export function createRateLimiter(opts: { db: Db; defaultPerMinute: number; redi
       }
       headers(reply, limit, res);
       if (res.consumedPoints > limit) {
-        const retry = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
-        throw new ApiError(429, 'api_error', [{ message: `rate limit of ${limit} requests per minute exceeded; retry after ${retry} s` }], { 'retry-after': retry });
+        const retry = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+        throw rateLimited(`rate limit of ${limit} requests per minute exceeded; retry after ${retry} s`, retry);
       }
     },
     async limitFor(developerId) {

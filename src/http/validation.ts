@@ -5,7 +5,7 @@
  * `data.patient.phone_number`, `page_size`, `gender[1]`.
  */
 import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
-import type { FieldError } from './errors.js';
+import type { FieldError } from '../domain/errors.js';
 
 function pointerToPath(pointer: string): string {
   return pointer

@@ -4,6 +4,7 @@
  * once again after a full batch. A row whose evaluation fails is logged and set aside by the pass.
  */
 import { runEvaluatorOnce } from '../domain/appointments/evaluator.js';
+import { sandboxBookingOutcomes } from '../domain/sandbox/booking-outcomes.js';
 import type { JobDeps } from './job-deps.js';
 import type { Job } from './loop.js';
 
@@ -18,7 +19,13 @@ export function evaluatorJob({ db, config }: JobDeps): Job {
     intervalMs: config.workerPollMs,
     batch: EVALUATOR_BATCH,
     async pass(ctx) {
-      const pass = await runEvaluatorOnce(db, { env: config.appEnv, limit: EVALUATOR_BATCH, onRowError: (err) => ctx.logError(err) });
+      const pass = await runEvaluatorOnce(db, {
+        env: config.appEnv,
+        limit: EVALUATOR_BATCH,
+        onRowError: (err) => ctx.logError(err),
+        // The outcomes the sandbox fixtures force, as the API applies them (buildApp's default).
+        outcomes: sandboxBookingOutcomes,
+      });
       return pass.evaluated.length;
     },
   };

@@ -12,7 +12,7 @@
  * Each loop counts its passes, failed passes, items and the last pass's duration (`/metrics`).
  */
 import type { Logger } from 'pino';
-import { loggableError } from '../http/error-handler.js';
+import { loggableError } from '../lib/loggable-error.js';
 
 /** What a job's pass may log through. */
 export type JobLogger = Pick<Logger, 'error' | 'debug'>;

@@ -6,6 +6,7 @@ import { runEvaluatorOnce } from '../../src/domain/appointments/evaluator.js';
 import { evaluatorJob } from '../../src/jobs/evaluator.js';
 import { startLoop } from '../../src/jobs/loop.js';
 import { SANDBOX_FIXTURES } from '../../src/domain/directory/sandbox-fixtures.js';
+import { sandboxBookingOutcomes } from '../../src/domain/sandbox/booking-outcomes.js';
 import { buildCli } from '../../src/cli/main.js';
 import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
@@ -85,9 +86,18 @@ describe(`evaluator, sandbox fixtures and operator moves (${engineName})`, () =>
   });
 
   describe('sandbox fixtures force their outcome', () => {
-    it(`${SANDBOX_FIXTURES.failed}: booking_failed`, async () => {
+    // The policy the composition root installs (buildApp, startBackgroundWorkers).
+    const evaluateWithFixtures = () => runEvaluatorOnce(e.t.db, { outcomes: sandboxBookingOutcomes });
+
+    it('the evaluator knows no fixture: without the sandbox policy, a booking at a fixture is evaluated like any other', async () => {
       const id = await fresh(SANDBOX_FIXTURES.failed, 'pc_sandbox_visit');
       await runEvaluatorOnce(e.t.db);
+      expect((await row(id)).appointment_status).toBe('confirmed');
+    });
+
+    it(`${SANDBOX_FIXTURES.failed}: booking_failed`, async () => {
+      const id = await fresh(SANDBOX_FIXTURES.failed, 'pc_sandbox_visit');
+      await evaluateWithFixtures();
       expect((await row(id)).appointment_status).toBe('booking_failed');
       expect(await holds(id)).toEqual([]);
       const read = await e.t.app.inject({ url: `/v1/appointments/${id}`, headers: bearer(e.token) });
@@ -96,16 +106,16 @@ describe(`evaluator, sandbox fixtures and operator moves (${engineName})`, () =>
 
     it(`${SANDBOX_FIXTURES.pending}: stays pending_booking, and a reschedule stays pending_reschedule`, async () => {
       const id = await fresh(SANDBOX_FIXTURES.pending, 'pc_sandbox_visit');
-      await runEvaluatorOnce(e.t.db);
+      await evaluateWithFixtures();
       expect((await row(id)).appointment_status).toBe('pending_booking');
       expect((await reschedule(id, SANDBOX_FIXTURES.pending)).statusCode).toBe(200);
-      await runEvaluatorOnce(e.t.db);
+      await evaluateWithFixtures();
       expect((await row(id)).appointment_status).toBe('pending_reschedule');
     });
 
     it(`${SANDBOX_FIXTURES.manual}: manual, confirmed by the client`, async () => {
       const id = await fresh(SANDBOX_FIXTURES.manual, 'pc_sandbox_visit');
-      await runEvaluatorOnce(e.t.db);
+      await evaluateWithFixtures();
       expect(await row(id)).toMatchObject({ appointment_status: 'pending_booking', confirmation_type: 'manual' });
       const res = await e.t.app.inject({ method: 'POST', url: '/v1/appointments/confirm', headers: bearer(e.token), payload: { appointment_id: id } });
       expect(res.json().data.appointment_status).toBe('confirmed');
@@ -113,12 +123,12 @@ describe(`evaluator, sandbox fixtures and operator moves (${engineName})`, () =>
 
     it(`${SANDBOX_FIXTURES.rescheduleFailed}: booking confirmed, reschedule fails and keeps the old time`, async () => {
       const id = await fresh(SANDBOX_FIXTURES.rescheduleFailed, 'pc_sandbox_visit');
-      await runEvaluatorOnce(e.t.db);
+      await evaluateWithFixtures();
       const before = await row(id);
       expect(before.appointment_status).toBe('confirmed');
       expect((await reschedule(id, SANDBOX_FIXTURES.rescheduleFailed)).statusCode).toBe(200);
       expect(await holds(id)).toEqual(['current', 'pending']);
-      await runEvaluatorOnce(e.t.db);
+      await evaluateWithFixtures();
       const after = await row(id);
       expect(after.appointment_status).toBe('reschedule_failed');
       expect(after.start_time.getTime()).toBe(before.start_time.getTime());

@@ -1,8 +1,8 @@
-/** Named (prepared) statements on PostgreSQL (src/db/prepared-statements.ts). */
+/** Named (prepared) statements on PostgreSQL (src/db/fast/prepared-statements.ts). */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database.js';
-import { StatementNames } from '../../src/db/prepared-statements.js';
+import { StatementNames } from '../../src/db/fast/prepared-statements.js';
 import { engineName, freshDatabase, testDatabaseUrl } from '../helpers/db.js';
 
 describe('statement names', () => {

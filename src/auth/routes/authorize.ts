@@ -23,7 +23,7 @@ import { requestHandle, requestHandleKeys, type StoredAuthorizationRequest } fro
 import { createSignIn } from '../authorize/sign-in.js';
 import { signUp } from '../authorize/sign-up.js';
 import { SESSION_MAX_TTL_MS } from '../lifetimes.js';
-import { ApiError } from '../../http/errors.js';
+import { DomainError } from '../../domain/errors.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import type { LoginLimits } from '../rate-limit.js';
 
@@ -109,8 +109,8 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
         try {
           await deps.limiter.take(reply, `authorize:ip:${req.ip}`, Math.min(AUTHORIZE_PER_MINUTE, config.rateLimitPerMinute));
         } catch (e) {
-          if (!(e instanceof ApiError) || e.statusCode !== 429) throw e;
-          reply.header('retry-after', e.headers['retry-after'] ?? '60');
+          if (!(e instanceof DomainError) || e.kind !== 'rate_limited') throw e;
+          reply.header('retry-after', String(e.details.retryAfterSeconds ?? 60));
           return sendPage(reply, 429, errorPage('Too many sign-in requests came from your network.', 'Wait a minute, then return to the app you came from and start again.'));
         }
       }

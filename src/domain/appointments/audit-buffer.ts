@@ -4,23 +4,9 @@
  * still audited in their own transaction (events.ts). Make one per application and `close()` it on
  * shutdown; a crash can lose at most the last `flushMs` of read records.
  */
-import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
+import { auditFlushQuery } from '../../db/fast/audit-flush.js';
 import type { AuditLogTable, Database } from '../../db/schema.js';
-
-/**
- * One statement text for every batch size: the rows travel as one JSON array (serialized natively)
- * and PostgreSQL expands it. A multi-row `VALUES` list would be a different statement (parse, plan,
- * prepared-statement slot) for each batch size, and building it with the query builder cost
- * milliseconds per flush; one array parameter per column cost the driver's per-element escaping.
- */
-const FLUSH_SQL = `INSERT INTO audit_log (env, developer_id, actor_client_id, actor_user_id, actor_kind, appointment_id, action, request_id, at)
-  SELECT env, developer_id, actor_client_id, actor_user_id, actor_kind, appointment_id, action, request_id, at
-  FROM json_to_recordset($1::json) AS r(env text, developer_id text, actor_client_id text, actor_user_id text, actor_kind text,
-    appointment_id text, action text, request_id text, at timestamptz)`;
-
-function flushQuery(batch: Insertable<AuditLogTable>[]): CompiledQuery {
-  return CompiledQuery.raw(FLUSH_SQL, [JSON.stringify(batch)]);
-}
 
 export class AuditBuffer {
   private pending: Insertable<AuditLogTable>[] = [];
@@ -49,7 +35,7 @@ export class AuditBuffer {
     if (batch.length > 0) {
       this.inFlight = this.inFlight.then(() =>
         this.db
-          .executeQuery(flushQuery(batch))
+          .executeQuery(auditFlushQuery(batch))
           .then(
             () => undefined,
             (err: unknown) => this.opts.onError?.(err),

@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { ApiError, type FieldError } from '../errors.js';
+import { invalidFields, type FieldError } from '../errors.js';
 import type { Principal } from '../credentials/principal.js';
 import { recordChange, type Actor } from './events.js';
 import { release } from './holds.js';
@@ -42,7 +42,7 @@ export function cancellationReasonErrors(body: unknown): FieldError[] {
 
 function checkCancellationReason(input: Pick<CancelInput, 'cancellation_reason' | 'cancellation_reason_type'>): void {
   const errors = cancellationReasonErrors(input);
-  if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+  if (errors.length) throw invalidFields(errors);
 }
 
 /** Moves a locked row to cancelled, releases its time and writes the event (shared with the operator move). */

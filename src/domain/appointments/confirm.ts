@@ -1,4 +1,4 @@
-/** `POST /v1/appointments/confirm` (interface.md §4.5, §3): pending_booking → confirmed; otherwise 409 naming the status. */
+/** `POST /v1/appointments/confirm` (interface.md §4.5, §3): pending_booking → confirmed; otherwise a `conflict` naming the status. */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Principal } from '../credentials/principal.js';

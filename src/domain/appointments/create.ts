@@ -1,14 +1,13 @@
 /**
  * Booking (interface.md §4.1, §2.1; contracts.md §5, §6): validates the request, checks the start
  * time against the schedule, and in one atomic statement stores the patient and the appointment, holds
- * the time (the database refuses an overlap: 409), and writes the outbox event and the audit record.
+ * the time (the database refuses an overlap: `conflict`), and writes the outbox event and the audit record.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { ApiError, badRequest, mergeFieldErrors, type FieldError } from '../errors.js';
+import { invalidFields, invalidInput, mergeFieldErrors, unavailable, type FieldError } from '../errors.js';
 import { prefixedId, uuid } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
-import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { LocalClock } from '../scheduling/local-time.js';
 import type { ProviderLocationContext } from '../scheduling/schedule-data.js';
 import type { DateTime } from 'luxon';
@@ -17,9 +16,11 @@ import { contextDay, loadBookingContext, type BookingContext, type ContextVersio
 import { BookingContextCache } from './booking-context-cache.js';
 import { auditRecord, outboxRecord } from './events.js';
 import { rangeLiteral } from './holds.js';
-import { insertStatement, type InsertGuard } from './insert-sql.js';
+import { APPOINTMENT_RETURNING, rowFromReturned } from '../../db/fast/appointment-row.js';
+import { insertStatement, type InsertGuard } from '../../db/fast/insert-sql.js';
+import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
 import type { PatientInput } from './patient-rules.js';
-import { APPOINTMENT_RETURNING, rowFromReturned, type AppointmentRow } from './record.js';
+import type { AppointmentRow } from './record.js';
 import { retrying, slotTaken } from './transactions.js';
 
 export interface CreateInput {
@@ -49,12 +50,12 @@ export async function visitReasonDuration(
     .where('env', '=', env)
     .where('id', '=', visitReasonId)
     .executeTakeFirst();
-  if (!vr) throw badRequest(field, `unknown visit reason ${visitReasonId}`);
-  if (!pl.visitReasonIds.includes(visitReasonId)) throw badRequest(field, 'the provider does not accept this visit reason');
+  if (!vr) throw invalidInput(field, `unknown visit reason ${visitReasonId}`);
+  if (!pl.visitReasonIds.includes(visitReasonId)) throw invalidInput(field, 'the provider does not accept this visit reason');
   return patientType === 'new' ? vr.duration_new_minutes : vr.duration_existing_minutes;
 }
 
-/** Checks a booking request against a context; returns what the write needs, or throws one 400 naming every bad field. */
+/** Checks a booking request against a context; returns what the write needs, or throws one `invalid` error naming every bad field. */
 function checkedBooking(
   d: CreateInput['data'],
   ctx: BookingContext,
@@ -64,7 +65,7 @@ function checkedBooking(
   clock: LocalClock,
 ): { pl: ProviderLocationContext; duration: number } {
   const errors = mergeFieldErrors(formatErrors, referenceErrors(bookingRefs(d as unknown as Record<string, unknown>), ctx, start, now, clock));
-  if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+  if (errors.length) throw invalidFields(errors);
   const duration = d.patient_type === 'new' ? ctx.durations!.new : ctx.durations!.existing;
   return { pl: ctx.pl!, duration };
 }
@@ -73,22 +74,23 @@ function checkedBooking(
 const WRITE_ATTEMPTS = 5;
 
 /**
- * Creates an appointment; returns its row. Throws §7 errors (400 naming the field, 409 when the time is taken).
+ * Creates an appointment; returns its row. Throws `DomainError`s (`invalid` naming the fields, `conflict` when the time is taken).
  * At most two statements: one read of everything the checks need (`loadBookingContext`), one atomic insert.
  * With `contexts`, a context kept from an earlier booking replaces the read (`BookingContextCache`):
  * the insert checks the context's versions and inserts nothing if they moved, and a kept context's
  * refusal is checked again against a fresh one. Pass the application's long-lived `clock` to share
- * local-time conversions across requests.
+ * local-time conversions across requests. `outcomes`: the outcomes forced on bookings (none by default).
  */
 export async function createAppointment(
   db: Kysely<Database>,
   principal: Principal,
   input: CreateInput,
-  opts: { requestId?: string; now?: Date; clock?: LocalClock; statementTexts?: Map<string, string>; contexts?: BookingContextCache } = {},
+  opts: { requestId?: string; now?: Date; clock?: LocalClock; statementTexts?: Map<string, string>; contexts?: BookingContextCache; outcomes?: BookingOutcomePolicy } = {},
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
   const clock = opts.clock ?? new LocalClock();
   const statementTexts = opts.statementTexts ?? new Map<string, string>();
+  const outcomes = opts.outcomes ?? EVALUATE_EVERY_MOVE;
   const d = input.data;
   const { errors: inputErrs, start } = formatErrors(d as unknown as Record<string, unknown>, now);
   const where = {
@@ -129,6 +131,7 @@ export async function createAppointment(
           end: endDate,
           now,
           versions: ctx.versions,
+          stayPending: outcomes.forcedOutcome(pl.id, 'booking') === 'stay_pending',
           ...(opts.requestId ? { requestId: opts.requestId } : {}),
         }),
       );
@@ -138,7 +141,7 @@ export async function createAppointment(
     // The directory or the provider's calendar changed since the context was read: read it again.
     if (key !== undefined) opts.contexts!.delete(key);
     if (attempt >= WRITE_ATTEMPTS) {
-      throw new ApiError(503, 'api_error', [{ message: "the provider's schedule kept changing during the booking; try again" }], { 'retry-after': '1' });
+      throw unavailable("the provider's schedule kept changing during the booking; try again", 1);
     }
   }
 }
@@ -156,6 +159,8 @@ export interface BookingWrite {
   now: Date;
   /** The versions the checks' context was read with: nothing is inserted unless they still hold. */
   versions: ContextVersions;
+  /** The booking is never evaluated: it stays `pending_booking` (a forced outcome, outcome-policy.ts). */
+  stayPending?: boolean;
   requestId?: string;
 }
 
@@ -172,17 +177,17 @@ function versionGuard(env: string, providerId: string, v: ContextVersions): Inse
 
 /**
  * The booking's one atomic statement (contracts.md §5, §7): the patient, the appointment, its held
- * time (the no-overlap constraint refuses a taken time: 409), the outbox event and the audit record,
+ * time (the no-overlap constraint refuses a taken time: `conflict`), the outbox event and the audit record,
  * returning the appointment row as one JSON array (`APPOINTMENT_RETURNING`); no row and nothing
  * inserted when `versions` no longer hold (the directory or the provider's calendar changed).
- * Raw SQL (insert-sql.ts): the query builder's cost for this statement was a large part of a
+ * Raw SQL (src/db/fast/insert-sql.ts): the query builder's cost for this statement was a large part of a
  * booking's CPU. Exported for the benchmark that measures this write on its own (the ceiling of
  * booking throughput).
  */
 export function bookingStatement(statementTexts: Map<string, string>, w: BookingWrite): CompiledQuery {
   const { principal, pl, patient: p, start: startDate, end: endDate, now } = w;
   const manual = pl.confirmationType === 'manual';
-  const neverEvaluated = pl.id === SANDBOX_FIXTURES.pending;
+  const neverEvaluated = w.stayPending === true;
   const id = uuid();
   const patientId = prefixedId('pa');
   const actor = { kind: 'principal' as const, principal, ...(w.requestId ? { requestId: w.requestId } : {}) };

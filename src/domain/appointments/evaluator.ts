@@ -6,9 +6,8 @@
  *   (time released); `manual` bookings are never due, they wait for confirm or the operator;
  * - `pending_reschedule`: `rescheduled` (old time released) when the new time is still offered, else
  *   `reschedule_failed` (new time released, old kept).
- * Sandbox fixtures force outcomes: `pr_failed|lo_failed` always fails the booking,
- * `pr_reschedulefailed|lo_reschedulefailed` always fails reschedules, `pr_pending|lo_pending` is never
- * due (stays pending), `pr_manual|lo_manual` waits for confirm.
+ * A `BookingOutcomePolicy` (`outcomes`) may force a move to fail whatever the schedule says (the
+ * sandbox fixtures do: src/domain/sandbox/booking-outcomes.ts); moves it keeps pending are never due.
  *
  * `runEvaluatorOnce` is one pass; the evaluator job (src/jobs/evaluator.ts) runs passes in a loop.
  * Each pass also deletes expired Idempotency-Key records. A process evaluates its own
@@ -17,11 +16,11 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
-import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { isScheduledStart } from '../scheduling/availability.js';
 import { loadProviderLocations } from '../scheduling/schedule-data.js';
 import type { Actor } from './events.js';
 import type { LockedAppointment } from './lock.js';
+import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
 import { applyBookingFailed, applyConfirmed, applyRescheduled, applyRescheduleFailed } from './service-moves.js';
 import { inTransaction } from './transactions.js';
 
@@ -37,14 +36,14 @@ export interface EvaluatorPass {
 const SERVICE: Actor = { kind: 'service' };
 
 /** Decides and applies one claimed row inside the pass's transaction. */
-async function evaluate(trx: import('kysely').Transaction<Database>, row: LockedAppointment, now: Date): Promise<EvaluationOutcome> {
+async function evaluate(trx: import('kysely').Transaction<Database>, row: LockedAppointment, now: Date, outcomes: BookingOutcomePolicy): Promise<EvaluationOutcome> {
   const pl = (await loadProviderLocations(trx, row.env, [row.provider_location_id])).get(row.provider_location_id);
   const offered = async (start: Date | null) =>
     !!pl?.active &&
     start !== null &&
     (await isScheduledStart(trx, { env: row.env, pl, visitReasonId: row.visit_reason_id, patientType: row.patient_type, startMs: start.getTime(), now }));
   if (row.appointment_status === 'pending_booking') {
-    if (row.provider_location_id === SANDBOX_FIXTURES.failed || !(await offered(row.start_time))) {
+    if (outcomes.forcedOutcome(row.provider_location_id, 'booking') === 'fail' || !(await offered(row.start_time))) {
       await applyBookingFailed(trx, row, SERVICE);
       return 'booking_failed';
     }
@@ -52,7 +51,7 @@ async function evaluate(trx: import('kysely').Transaction<Database>, row: Locked
     return 'confirmed';
   }
   if (row.appointment_status === 'pending_reschedule') {
-    if (row.provider_location_id === SANDBOX_FIXTURES.rescheduleFailed || !(await offered(row.pending_start_time))) {
+    if (outcomes.forcedOutcome(row.provider_location_id, 'reschedule') === 'fail' || !(await offered(row.pending_start_time))) {
       await applyRescheduleFailed(trx, row, SERVICE);
       return 'reschedule_failed';
     }
@@ -65,11 +64,12 @@ async function evaluate(trx: import('kysely').Transaction<Database>, row: Locked
 
 /**
  * One evaluation pass over at most `limit` due appointments (of `env` when given). `onRowError`
- * hears of each row whose evaluation failed (its outcome is then `error`).
+ * hears of each row whose evaluation failed (its outcome is then `error`). `outcomes`: the outcomes
+ * forced on moves (none by default).
  */
 export async function runEvaluatorOnce(
   db: Kysely<Database>,
-  opts: { now?: Date; limit?: number; env?: Env; onRowError?: (err: unknown, appointmentId: string) => void } = {},
+  opts: { now?: Date; limit?: number; env?: Env; onRowError?: (err: unknown, appointmentId: string) => void; outcomes?: BookingOutcomePolicy } = {},
 ): Promise<EvaluatorPass> {
   const now = opts.now ?? new Date();
   const evaluated = await inTransaction(db, async (trx) => {
@@ -80,7 +80,7 @@ export async function runEvaluatorOnce(
     for (const row of due) {
       await sql`SAVEPOINT evaluate_row`.execute(trx);
       try {
-        out.push({ appointmentId: row.id, outcome: await evaluate(trx, row, now) });
+        out.push({ appointmentId: row.id, outcome: await evaluate(trx, row, now, opts.outcomes ?? EVALUATE_EVERY_MOVE) });
         await sql`RELEASE SAVEPOINT evaluate_row`.execute(trx);
       } catch (err) {
         await sql`ROLLBACK TO SAVEPOINT evaluate_row`.execute(trx);

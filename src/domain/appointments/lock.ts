@@ -1,4 +1,4 @@
-/** Locks one visible appointment row for a change (`SELECT … FOR UPDATE`), or answers 404. */
+/** Locks one visible appointment row for a change (`SELECT … FOR UPDATE`), or throws `not_found`. */
 import type { Selectable, Transaction } from 'kysely';
 import type { AppointmentsTable, Database } from '../../db/schema.js';
 import { notFound } from '../errors.js';

@@ -1,12 +1,12 @@
 /**
  * The operator's move of an appointment (contracts.md §2 `appointment transition ID --to STATUS
  * [--reason-type T]`, `POST /admin/v1/appointments/{id}/transition`): a provider- or service-side
- * move that fires the webhook like any other change. Moves the table does not allow answer 409
+ * move that fires the webhook like any other change. Moves the table does not allow are a `conflict`
  * naming the current status.
  */
 import type { Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
-import { ApiError, type FieldError } from '../errors.js';
+import { invalidFields, type FieldError } from '../errors.js';
 import { applyCancel, CANCELLATION_REASON_TYPES, type CancellationReasonType } from './cancel.js';
 import type { Actor } from './events.js';
 import { lockAny } from './lock.js';
@@ -41,7 +41,7 @@ export async function operatorTransition(
   opts: { requestId?: string } = {},
 ): Promise<{ appointment_id: string; appointment_status: string; developer_patient_id?: string }> {
   const errors = operatorTransitionErrors(input);
-  if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+  if (errors.length) throw invalidFields(errors);
   const to = input.to as OperatorTarget;
   const actor: Actor = { kind: 'operator', ...(opts.requestId ? { requestId: opts.requestId } : {}) };
   return inTransaction(db, async (trx) => {

@@ -1,15 +1,14 @@
 /**
  * `POST /v1/appointments/reschedule` (interface.md §4.16, §3; contracts.md §4, §6): only the time
- * changes. The new time must be offered by the schedule (400 `start_time`) and free (409); the
+ * changes. The new time must be offered by the schedule (`invalid` `start_time`) and free (`conflict`); the
  * appointment becomes `pending_reschedule` holding the new time next to its current one, and the
  * evaluator later moves it to `rescheduled` (old time released) or `reschedule_failed` (old time kept).
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { ApiError, notFound, type FieldError } from '../errors.js';
+import { invalidFields, notFound, type FieldError } from '../errors.js';
 import type { DateTime } from 'luxon';
 import type { Principal } from '../credentials/principal.js';
-import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { isScheduledStart } from '../scheduling/availability.js';
 import { parseOffsetDateTime } from '../scheduling/local-time.js';
 import { loadProviderLocations } from '../scheduling/schedule-data.js';
@@ -17,6 +16,7 @@ import { visitReasonDuration } from './create.js';
 import { recordChange } from './events.js';
 import { hold, release } from './holds.js';
 import { lockVisible } from './lock.js';
+import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
 import { findVisible, type AppointmentRow } from './record.js';
 import { assertMove } from './states.js';
 import { inTransaction, slotTaken } from './transactions.js';
@@ -31,8 +31,8 @@ export interface RescheduleInput {
 type StartCheck = { ok: true; start: DateTime; duration: number } | { ok: false; error: FieldError };
 
 /**
- * Checks a new start time for a visible appointment: its form, that the appointment exists (404)
- * and may move (409), and that the schedule offers the time (400 naming `start_time`).
+ * Checks a new start time for a visible appointment: its form, that the appointment exists (`not_found`)
+ * and may move (`conflict`), and that the schedule offers the time (`invalid` naming `start_time`).
  */
 async function checkStart(db: Kysely<Database>, principal: Principal, appointmentId: string, startTime: string, now: Date): Promise<StartCheck> {
   const start = parseOffsetDateTime(startTime);
@@ -71,11 +71,11 @@ export async function rescheduleAppointment(
   db: Kysely<Database>,
   principal: Principal,
   input: RescheduleInput,
-  opts: { requestId?: string; now?: Date } = {},
+  opts: { requestId?: string; now?: Date; outcomes?: BookingOutcomePolicy } = {},
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
   const checked = await checkStart(db, principal, input.appointment_id, input.start_time, now);
-  if (!checked.ok) throw new ApiError(400, 'invalid_request', [checked.error]);
+  if (!checked.ok) throw invalidFields([checked.error]);
   const { start, duration } = checked;
   const newStart = start.toJSDate();
   const newEnd = start.plus({ minutes: duration }).toJSDate();
@@ -95,7 +95,7 @@ export async function rescheduleAppointment(
         appointment_status: 'pending_reschedule',
         pending_start_time: newStart,
         pending_end_time: newEnd,
-        evaluate_after: row.provider_location_id === SANDBOX_FIXTURES.pending ? null : now,
+        evaluate_after: (opts.outcomes ?? EVALUATE_EVERY_MOVE).forcedOutcome(row.provider_location_id, 'reschedule') === 'stay_pending' ? null : now,
         updated_at: sql`now()`,
       })
       .where('id', '=', row.id)

@@ -1,6 +1,6 @@
 /**
  * The appointment state table (interface.md §3, contracts.md §6): which client moves each status
- * admits. A move the table does not admit answers 409 naming the current status.
+ * admits. A move the table does not admit is a `conflict` naming the current status.
  */
 import type { AppointmentStatus } from '../../db/schema.js';
 import { conflict } from '../errors.js';
@@ -19,12 +19,12 @@ const ALLOWED: Record<ClientMove, AppointmentStatus[]> = {
   cancel: ['pending_booking', 'booking_failed', 'confirmed', 'pending_reschedule', 'reschedule_failed', 'rescheduled'],
   reschedule: ['pending_booking', 'confirmed', 'pending_reschedule', 'rescheduled'],
   // interface.md §3: "any". `arrived` moves no time. `no_show` of a cancelled or failed booking holds
-  // its time again, and answers 409 when another appointment holds it now (update-status.ts).
+  // its time again, and is a `conflict` when another appointment holds it now (update-status.ts).
   arrived: APPOINTMENT_STATUSES,
   no_show: APPOINTMENT_STATUSES,
 };
 
-/** Throws 409 naming the current status when `move` is not allowed from `status`. */
+/** Throws a `conflict` naming the current status when `move` is not allowed from `status`. */
 export function assertMove(move: ClientMove, status: AppointmentStatus): void {
   const allowed = ALLOWED[move];
   if (allowed.includes(status)) return;

@@ -1,7 +1,7 @@
 /**
  * Transactions of the booking paths: a serialization failure (40001) or deadlock (40P01) is retried
  * inside the service with jittered backoff, never surfaced; a no-overlap violation (23P01) means the
- * time is taken and becomes a 409.
+ * time is taken and becomes a `conflict`.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -38,7 +38,7 @@ export async function retrying<T>(fn: () => Promise<T>, attempts = 8): Promise<T
   }
 }
 
-/** Maps a no-overlap violation to 409 with `message`; rethrows anything else. */
+/** Maps a no-overlap violation to a `conflict` with `message`; rethrows anything else. */
 export function slotTaken(e: unknown, message: string, field: string): never {
   if (sqlState(e) === '23P01') throw conflict(message, field);
   throw e;

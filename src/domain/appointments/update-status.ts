@@ -1,9 +1,9 @@
 /**
  * `PUT /v1/appointments/update-status` (interface.md §4.6, §3, §8; contracts.md §6): `arrived` is
  * recorded on the appointment (its status does not change); `no_show` only when the start time is in
- * the past and at most 2 days old, otherwise 409 naming the current status. Both are allowed from any
+ * the past and at most 2 days old, otherwise a `conflict` naming the current status. Both are allowed from any
  * status (§3). A `no_show` appointment is live (contracts.md §5), so marking a cancelled or failed
- * booking `no_show` holds its time again; when another appointment holds that time now, 409.
+ * booking `no_show` holds its time again; when another appointment holds that time now, a `conflict`.
  */
 import { sql, type Kysely } from 'kysely';
 import { DateTime } from 'luxon';

@@ -13,7 +13,7 @@ import { uuid } from '../../lib/ids.js';
 import { audit, recordChange } from '../appointments/events.js';
 import { appointmentVisibleTo } from '../appointments/visibility.js';
 import type { Principal } from '../credentials/principal.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { invalidFields, invalidInput, notFound } from '../errors.js';
 
 /** "Size must be under 10 MB": at most 10 MiB − 1 byte. */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024 - 1;
@@ -78,7 +78,7 @@ export async function uploadAttachment(
   if (!input.content || input.content.length === 0) errors.push({ field: 'attachment', message: 'is required (a file part)' });
   else if (input.content.length > MAX_ATTACHMENT_BYTES) errors.push({ field: 'attachment', message: 'must be under 10 MB' });
   else if (!(sniffed = await sniffAttachmentType(input.content))) errors.push({ field: 'attachment', message: 'must be a jpg, png, pdf or docx file' });
-  if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+  if (errors.length) throw invalidFields(errors);
 
   const now = input.now ?? new Date();
   return db.transaction().execute(async (trx) => {
@@ -91,10 +91,10 @@ export async function uploadAttachment(
       .executeTakeFirst();
     if (!appt) throw notFound(`appointment ${input.appointmentId} not found`, 'appointment_id');
     if (FAILED_STATES.has(appt.appointment_status)) {
-      throw badRequest('appointment_id', `attachments cannot be added to an appointment in status ${appt.appointment_status}`);
+      throw invalidInput('appointment_id', `attachments cannot be added to an appointment in status ${appt.appointment_status}`);
     }
     if (now.getTime() > appt.start_time.getTime() + UPLOAD_WINDOW_MS) {
-      throw badRequest('appointment_id', 'attachments cannot be added more than 7 days after the appointment');
+      throw invalidInput('appointment_id', 'attachments cannot be added more than 7 days after the appointment');
     }
     await trx
       .insertInto('attachments')

@@ -10,7 +10,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { badRequest } from '../errors.js';
+import { invalidInput } from '../errors.js';
 import { boundingBox, distanceMiSql, type ZipCentroid } from './geo.js';
 import type { DirectoryCaller } from './visible.js';
 
@@ -39,7 +39,7 @@ export async function searchProviderLocations(
   caller: DirectoryCaller,
   q: ProviderLocationSearch,
 ): Promise<{ total: number; hits: SearchHit[] }> {
-  if (!q.specialtyId && !q.visitReasonId) throw badRequest('specialty_id', 'specialty_id or visit_reason_id is required');
+  if (!q.specialtyId && !q.visitReasonId) throw invalidInput('specialty_id', 'specialty_id or visit_reason_id is required');
   const { latitude: lat, longitude: lon, state } = q.origin;
   const box = boundingBox(lat, lon, q.maxDistanceMi);
   // Candidates come from one term's rows (a visit reason is the narrower one); the other term, when

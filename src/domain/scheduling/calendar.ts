@@ -10,7 +10,7 @@
 import { sql, type Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Database, Env } from '../../db/schema.js';
-import { ApiError, badRequest, forbidden, notFound, type FieldError } from '../errors.js';
+import { invalidFields, invalidInput, forbidden, notFound, type FieldError } from '../errors.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
 import { isIanaZone, isLocalDate, utcIso } from './local-time.js';
@@ -40,8 +40,8 @@ export interface CalendarSlot {
 }
 
 /**
- * The locations of `providerId` the caller may manage (contracts.md §3 "Calendar timeslots"); 404
- * when a machine credential's directory does not hold the provider, 403 for another provider's user.
+ * The locations of `providerId` the caller may manage (contracts.md §3 "Calendar timeslots"); `not_found`
+ * when a machine credential's directory does not hold the provider, `forbidden` for another provider's user.
  */
 export async function calendarLocations(db: Kysely<Database>, principal: Principal, providerId: string): Promise<Set<string>> {
   if (principal.kind === 'user') {
@@ -76,7 +76,7 @@ function decodeCursor(token: string): [string, string] {
   } catch {
     // fall through
   }
-  throw badRequest('next_page_token', 'is not a token this endpoint issued');
+  throw invalidInput('next_page_token', 'is not a token this endpoint issued');
 }
 
 const localIso = (pgTimestamp: string) => pgTimestamp.replace(' ', 'T').slice(0, 19);
@@ -153,14 +153,14 @@ export function calendarPushErrors(input: { providerId: string; date: unknown; s
 /**
  * Replaces every slot of `providerId` on local `date` with `slots` (an empty list erases them).
  * Slots at locations the caller may not manage are skipped and their ids reported. A push with any
- * error (`calendarPushErrors`) changes nothing: 400 naming every bad field.
+ * error (`calendarPushErrors`) changes nothing: `invalid` naming every bad field.
  */
 export async function replaceCalendar(
   db: Kysely<Database>,
   env: Env,
   input: { providerId: string; date: string; slots: CalendarSlotInput[]; locationIds: Set<string> },
 ): Promise<{ notFoundLocationIds: string[] }> {
-  if (input.slots.length > MAX_SLOTS_PER_PUT) throw badRequest('timeslots', `at most ${MAX_SLOTS_PER_PUT} timeslots`);
+  if (input.slots.length > MAX_SLOTS_PER_PUT) throw invalidInput('timeslots', `at most ${MAX_SLOTS_PER_PUT} timeslots`);
   const errors = calendarPushErrors(input);
   const notFoundIds = new Set<string>();
   const rows: { id: string; env: Env; provider_id: string; location_id: string; local_date: string; start_local: string; time_zone: string; start_utc: Date; allowed_visit_reason_ids: string[] | null; excluded_visit_reason_ids: string[] | null; patient_type: 'new' | 'existing' | null }[] = [];
@@ -191,7 +191,7 @@ export async function replaceCalendar(
       });
     }
   }
-  if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+  if (errors.length) throw invalidFields(errors);
   await db.transaction().execute(async (trx) => {
     await trx
       .deleteFrom('calendar_timeslots')

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { setDeveloperRateLimit, UnknownDeveloperError } from '../../domain/developers/rate-limit.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../domain/errors.js';
 
 export const adminRateLimitRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Db }> = async (app, { config, db }) => {
   app.put(

@@ -16,7 +16,7 @@ import { CANCELLATION_REASON_TYPES } from '../../domain/appointments/cancel.js';
 import { makeAdminGuard } from '../../http/admin-guard.js';
 import { adminWebhookRoutes } from './webhooks.js';
 import { adminRateLimitRoutes } from './developer-limits.js';
-import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import { invalidFields, invalidInput, notFound } from '../../domain/errors.js';
 import { ImportQuery, NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
 
 export interface AdminDeps {
@@ -41,12 +41,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
     },
     async (req, reply) => {
       const errors = redirectUriErrors(req.body.redirect_uris, config.appEnv);
-      if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+      if (errors.length) throw invalidFields(errors);
       try {
         const dev = await createDeveloper(db, { env: config.appEnv, name: req.body.name, redirectUris: req.body.redirect_uris ?? [] });
         return reply.code(201).send(dev);
       } catch (e) {
-        if (e instanceof InvalidRedirectUri) throw badRequest('redirect_uris', e.message);
+        if (e instanceof InvalidRedirectUri) throw invalidInput('redirect_uris', e.message);
         throw e;
       }
     },
@@ -69,7 +69,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
         });
         return reply.code(201).send(user);
       } catch (e) {
-        if (e instanceof UserInputError) throw new ApiError(400, 'invalid_request', e.errors);
+        if (e instanceof UserInputError) throw invalidFields(e.errors);
         throw e;
       }
     },
@@ -93,10 +93,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
         try {
           const r = await importDirectory(db, String(req.body ?? ''), { env: config.appEnv, developerId: (req.query as { developer_id?: string }).developer_id, format });
           if (r.ok) return r.summary;
-          throw new ApiError(
-            400,
-            'invalid_request',
-            r.errors.map((e) => ({ ...(e.field ? { field: e.field } : {}), message: e.line ? `line ${e.line}: ${e.message}` : e.message, line: e.line })),
+          throw invalidFields(r.errors.map((e) => ({ ...(e.field ? { field: e.field } : {}), message: e.line ? `line ${e.line}: ${e.message}` : e.message, line: e.line })),
           );
         } catch (e) {
           if (e instanceof UnknownImportDeveloper) throw notFound(e.message, 'developer_id');

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import { invalidFields, invalidInput, notFound } from '../../domain/errors.js';
 import { setWebhookEndpoint, WebhookInputError, webhookTargetErrors } from '../../webhooks/endpoints.js';
 import { policyFor } from '../../webhooks/target-policy.js';
 import { listDeliveries, replayEvents } from '../../webhooks/worker.js';
@@ -48,11 +48,11 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox<{ config: Config; db:
     },
     async (req) => {
       const errors = targetErrors(req.body);
-      if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+      if (errors.length) throw invalidFields(errors);
       try {
         await setWebhookEndpoint(db, { env: config.appEnv, developerId: req.params.developer_id, url: req.body.url, key: req.body.key, allowPrivateTargets: config.allowPrivateWebhookTargets });
       } catch (e) {
-        if (e instanceof WebhookInputError) throw e.field === 'developer_id' ? notFound(e.message, 'developer_id') : badRequest(e.field, e.message);
+        if (e instanceof WebhookInputError) throw e.field === 'developer_id' ? notFound(e.message, 'developer_id') : invalidInput(e.field, e.message);
         throw e;
       }
       return { developer_id: req.params.developer_id, url: req.body.url };

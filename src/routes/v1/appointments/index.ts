@@ -20,12 +20,13 @@ import { LIST_CAP, listAppointments, type ListFilter } from '../../../domain/app
 import { appointmentParticipants } from '../../../domain/appointments/participants.js';
 import { createFields, fullRecord, VisibleRecordReader } from '../../../domain/appointments/record.js';
 import { rescheduleAppointment, rescheduleProblems } from '../../../domain/appointments/reschedule.js';
+import type { BookingOutcomePolicy } from '../../../domain/appointments/outcome-policy.js';
 import { APPOINTMENT_STATUSES } from '../../../domain/appointments/states.js';
 import { updateAppointmentStatus } from '../../../domain/appointments/update-status.js';
 import { LocalClock, parseUtcTimestamp } from '../../../domain/scheduling/local-time.js';
 import { principalOf } from '../../../http/auth-guard.js';
-import { loggableError } from '../../../http/error-handler.js';
-import { badRequest, notFound } from '../../../http/errors.js';
+import { loggableError } from '../../../lib/loggable-error.js';
+import { invalidInput, notFound } from '../../../domain/errors.js';
 import { commaList, errorResponses, nextUrl, pageEnvelope } from '../common-schemas.js';
 import {
   AppointmentRecord, CancelBody, ConfirmBody, CreateBody, CreateFields, envelope, IdParams, ListQuery, ParticipantsData, RescheduleBody,
@@ -35,6 +36,8 @@ import {
 export interface AppointmentRouteDeps {
   config: Config;
   db: Db;
+  /** Outcomes forced on bookings and reschedules (the sandbox fixtures'); none when absent. */
+  outcomes?: BookingOutcomePolicy;
 }
 
 const tags = ['appointments'];
@@ -43,11 +46,11 @@ const rid = (req: FastifyRequest) => ({ requestId: serviceRequestId(req) });
 function timestamp(field: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const d = parseUtcTimestamp(value);
-  if (!d) throw badRequest(field, 'must be an ISO-8601 UTC timestamp');
+  if (!d) throw invalidInput(field, 'must be an ISO-8601 UTC timestamp');
   return d.toJSDate();
 }
 
-export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> = async (app, { config, db }) => {
+export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> = async (app, { config, db, outcomes }) => {
   const read = app.guard({ scope: 'external.appointment.read' });
   const write = app.guard({ scope: 'external.appointment.write' });
   const base = config.publicBaseUrl;
@@ -58,7 +61,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   app.addHook('onClose', async () => auditReads.close());
   // GET /v1/appointments/{id}: the visible-record query compiled once per principal kind.
   const records = new VisibleRecordReader(db);
-  // The booking statement's SQL text, built once per shape (insert-sql.ts).
+  // The booking statement's SQL text, built once per shape (src/db/fast/insert-sql.ts).
   const statementTexts = new Map<string, string>();
   // Booking contexts kept between bookings, checked by version in the booking's write (migration 0010).
   const contexts = new BookingContextCache();
@@ -76,7 +79,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       },
     },
     async (req, reply) => {
-      const row = await createAppointment(db, principalOf(req), req.body, { ...rid(req), clock, statementTexts, contexts });
+      const row = await createAppointment(db, principalOf(req), req.body, { ...rid(req), clock, statementTexts, contexts, ...(outcomes ? { outcomes } : {}) });
       return reply.code(200).send({ request_id: String(req.id), data: createFields(row, base) });
     },
   );
@@ -96,7 +99,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       const q = req.query;
       const statuses = commaList(q.statuses);
       const bad = statuses.find((s) => !APPOINTMENT_STATUSES.includes(s as AppointmentStatus));
-      if (bad !== undefined) throw badRequest('statuses', `unknown status ${bad}; must be among: ${APPOINTMENT_STATUSES.join(', ')}`);
+      if (bad !== undefined) throw invalidInput('statuses', `unknown status ${bad}; must be among: ${APPOINTMENT_STATUSES.join(', ')}`);
       const filter: ListFilter = {
         page: q.page,
         pageSize: q.page_size,
@@ -209,7 +212,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       },
     },
     async (req) => {
-      const row = await rescheduleAppointment(db, principalOf(req), req.body, rid(req));
+      const row = await rescheduleAppointment(db, principalOf(req), req.body, { ...rid(req), ...(outcomes ? { outcomes } : {}) });
       return { request_id: String(req.id), data: createFields(row, base) };
     },
   );

@@ -12,7 +12,7 @@ import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
 import { ATTACHMENT_TYPES, MAX_ATTACHMENT_BYTES, downloadAttachment, uploadAttachment } from '../../../domain/attachments/attachments.js';
 import { principalOf } from '../../../http/auth-guard.js';
-import { ApiError } from '../../../http/errors.js';
+import { invalidFields, unsupportedMediaType } from '../../../domain/errors.js';
 import { closeAfterAnswer } from '../../../http/lingering-close.js';
 import { errorResponses } from '../common-schemas.js';
 
@@ -65,7 +65,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: D
     const known = code ? MULTIPART_ERRORS[code] : undefined;
     if (!known) throw err;
     closeAfterAnswer(req, reply);
-    throw new ApiError(400, 'invalid_request', [known]);
+    throw invalidFields([known]);
   });
 
   app.post(
@@ -79,7 +79,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: D
         async (req, reply) => {
           if (Number(req.headers['content-length'] ?? 0) > MAX_UPLOAD_BODY_BYTES) {
             closeAfterAnswer(req, reply);
-            throw new ApiError(400, 'invalid_request', [{ field: 'attachment', message: 'must be under 10 MB' }]);
+            throw invalidFields([{ field: 'attachment', message: 'must be under 10 MB' }]);
           }
         },
       ],
@@ -95,7 +95,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: D
       },
     },
     async (req) => {
-      if (!req.isMultipart()) throw new ApiError(415, 'invalid_request', [{ message: 'the body must be multipart/form-data' }]);
+      if (!req.isMultipart()) throw unsupportedMediaType('the body must be multipart/form-data');
       const body = (req.body ?? {}) as unknown as Record<string, MultipartFile | MultipartValue | undefined>;
       const file = body.attachment;
       const typePart = body.attachment_type;

@@ -13,7 +13,7 @@ import { acceptingInsurance } from '../../../domain/scheduling/insurance-filter.
 import { LocalClock } from '../../../domain/scheduling/local-time.js';
 import { availabilityQueryErrors, idList, spanError } from '../../../domain/scheduling/availability-query.js';
 import { principalOf } from '../../../http/auth-guard.js';
-import { ApiError, notFound } from '../../../http/errors.js';
+import { invalidFields, notFound } from '../../../domain/errors.js';
 import { errorResponses } from '../common-schemas.js';
 
 export interface AvailabilityRouteDeps {
@@ -91,13 +91,13 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
         idsOk ? loadProviderLocations(db, env, unique, { developerId: p.developerId }) : undefined,
       ]);
       if (!vr) errors.push({ field: 'visit_reason_id', message: `unknown visit reason ${q.visit_reason_id}` });
-      if (errors.length || !loaded) throw new ApiError(400, 'invalid_request', errors);
+      if (errors.length || !loaded) throw invalidFields(errors);
       const missing = unique.filter((id) => !loaded.get(id)?.active);
       if (missing.length) throw notFound(`provider locations not in your directory: ${missing.join(', ')}`, 'provider_location_ids');
       // Without a start date the window starts today in each provider's own zone: checked per provider-location.
       const checkSpan = (from: string): void => {
         const e = spanError(clock, from, end);
-        if (e) throw new ApiError(400, 'invalid_request', [e]);
+        if (e) throw invalidFields([e]);
       };
       if (start === undefined) for (const id of unique) checkSpan(clock.today(loaded.get(id)!.timeZone, now));
 

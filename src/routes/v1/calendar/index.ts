@@ -11,8 +11,8 @@ import { calendarLocations, calendarPushErrors, MAX_SLOTS_PER_PUT, readCalendar,
 import { isLocalDate } from '../../../domain/scheduling/local-time.js';
 import { sharedWithOtherDevelopers } from '../../../domain/sandbox/shared-writes.js';
 import { principalOf } from '../../../http/auth-guard.js';
-import { sharedInSandbox } from '../../../http/errors.js';
-import { ApiError, badRequest } from '../../../http/errors.js';
+import { sharedInSandbox } from '../../../domain/errors.js';
+import { invalidFields, invalidInput } from '../../../domain/errors.js';
 import { errorResponses } from '../common-schemas.js';
 
 export interface CalendarRouteDeps {
@@ -47,7 +47,7 @@ const SlotIn = Type.Object({
 });
 
 function checkDate(date: string): void {
-  if (!isLocalDate(date)) throw badRequest('date', 'must be a date YYYY-MM-DD');
+  if (!isLocalDate(date)) throw invalidInput('date', 'must be a date YYYY-MM-DD');
 }
 
 export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = async (app, { config, db }) => {
@@ -133,7 +133,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = asyn
     async (req) => {
       const { provider_id } = req.params;
       const problems = calendarPushErrors({ providerId: provider_id, date: req.query.date, slots: req.body.timeslots });
-      if (problems.length) throw new ApiError(400, 'invalid_request', problems);
+      if (problems.length) throw invalidFields(problems);
       const principal = principalOf(req);
       const locations = await calendarLocations(db, principal, provider_id);
       if (config.appEnv === 'sandbox' && principal.kind === 'client') {

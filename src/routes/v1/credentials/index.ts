@@ -10,7 +10,7 @@ import type { KeyStore } from '../../../auth/signing-keys.js';
 import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
 import { principalOf } from '../../../http/auth-guard.js';
-import { badRequest } from '../../../http/errors.js';
+import { invalidInput } from '../../../domain/errors.js';
 import { AnonymousTokenBody, AnonymousTokenResponse, ErrorBody, RotateBody, RotateResponse } from './schemas.js';
 
 export interface CredentialRouteDeps {
@@ -41,7 +41,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRouteDeps> = 
         const data = await issueAnonymousToken(deps, principal.developerId, req.body.app_client_id);
         return { request_id: String(req.id), data };
       } catch (e) {
-        if (e instanceof UnknownAppClient) throw badRequest('app_client_id', e.message);
+        if (e instanceof UnknownAppClient) throw invalidInput('app_client_id', e.message);
         throw e;
       }
     },
@@ -67,7 +67,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRouteDeps> = 
         req.log.info({ event: 'client_secret_rotated', client_id: req.body.application_client_id }, 'client secret rotated');
         return { request_id: String(req.id), data: { application_client_id: req.body.application_client_id, client_secret: secret } };
       } catch (e) {
-        if (e instanceof UnknownConfidentialClient) throw badRequest('application_client_id', e.message);
+        if (e instanceof UnknownConfidentialClient) throw invalidInput('application_client_id', e.message);
         throw e;
       }
     },

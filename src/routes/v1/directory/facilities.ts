@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { facilitiesById, searchFacilities } from '../../../domain/directory/facilities.js';
-import { ApiError, notFound } from '../../../http/errors.js';
+import { invalidFields, notFound } from '../../../domain/errors.js';
 import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
 import { facilitySearchParameters, MAX_NPIS } from '../../../domain/directory/search-parameters.js';
@@ -34,7 +34,7 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
     async (req) => {
       const q = req.query;
       const { npis, origin, errors } = await facilitySearchParameters(db, config.appEnv, q);
-      if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+      if (errors.length) throw invalidFields(errors);
       const r = await searchFacilities(
         db,
         callerOf(req, config),

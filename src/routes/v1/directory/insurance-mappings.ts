@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getInsuranceMappings, requestInsuranceMappingChange } from '../../../domain/directory/insurance-mappings.js';
 import { isProviderLocationId } from '../../../domain/directory/visible.js';
-import { badRequest, conflict, notFound, sharedInSandbox } from '../../../http/errors.js';
+import { invalidInput, conflict, notFound, sharedInSandbox } from '../../../domain/errors.js';
 import { errorResponses } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
 import { InsuranceMappings } from './schemas.js';
@@ -15,7 +15,7 @@ import { InsuranceMappings } from './schemas.js';
 export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & { kickJob: () => void }> = async (app, { config, db, kickJob }) => {
   const Params = Type.Object({ provider_location_id: Type.String({ maxLength: 500 }) });
   const checkId = (id: string): void => {
-    if (!isProviderLocationId(id)) throw badRequest('provider_location_id', 'must be a provider-location id: pr_<id>|lo_<id>');
+    if (!isProviderLocationId(id)) throw invalidInput('provider_location_id', 'must be a provider-location id: pr_<id>|lo_<id>');
   };
 
   app.get(
@@ -55,7 +55,7 @@ export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & {
     async (req, reply) => {
       checkId(req.params.provider_location_id);
       if (req.body.operation !== 'Replace' && req.body.insurance_plan_ids.length === 0) {
-        throw badRequest('insurance_plan_ids', `must name at least one plan for ${req.body.operation}`);
+        throw invalidInput('insurance_plan_ids', `must name at least one plan for ${req.body.operation}`);
       }
       const r = await requestInsuranceMappingChange(db, callerOf(req, config), {
         providerLocationId: req.params.provider_location_id,
@@ -70,7 +70,7 @@ export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & {
         case 'shared_in_sandbox':
           throw sharedInSandbox('provider_location_id', `sandbox provider-location ${req.params.provider_location_id} is shared with other developers; insurance-mapping changes to it are refused so they cannot affect them`);
         case 'unknown_plans':
-          throw badRequest('insurance_plan_ids', `unknown insurance plan(s): ${r.ids.slice(0, 10).join(', ')}`);
+          throw invalidInput('insurance_plan_ids', `unknown insurance plan(s): ${r.ids.slice(0, 10).join(', ')}`);
         case 'accepted':
           kickJob();
           return reply.code(202).send({ request_id: String(req.id) });

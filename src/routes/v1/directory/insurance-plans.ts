@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getInsurancePlan, listInsurancePlans } from '../../../domain/directory/insurance-plans.js';
-import { badRequest, notFound } from '../../../http/errors.js';
+import { invalidInput, notFound } from '../../../domain/errors.js';
 import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-schemas.js';
 import type { DirectoryDeps } from './context.js';
 import { CareCategory, InsurancePlan, PlanStatus, PlanType, ProgramType } from './schemas.js';
@@ -32,7 +32,7 @@ export const insurancePlanRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = asy
     async (req) => {
       const q = req.query;
       if (q.plan_type && q.network_type && q.plan_type !== q.network_type) {
-        throw badRequest('network_type', 'must equal plan_type when both are given (network_type is the newer name of plan_type)');
+        throw invalidInput('network_type', 'must equal plan_type when both are given (network_type is the newer name of plan_type)');
       }
       const r = await listInsurancePlans(db, config.appEnv, {
         page: q.page,

@@ -9,7 +9,7 @@ import { searchProviderLocations } from '../../../domain/directory/provider-loca
 import { searchProvidersByNpi } from '../../../domain/directory/provider-search.js';
 import { MAX_NPIS, npiList, npiSearchErrors, planErrors, providerSearchParameters } from '../../../domain/directory/search-parameters.js';
 import { isProviderLocationId } from '../../../domain/directory/visible.js';
-import { ApiError, notFound, type FieldError } from '../../../http/errors.js';
+import { invalidFields, notFound, type FieldError } from '../../../domain/errors.js';
 import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
 import { MaxDistance, ProviderLocation, ProviderSearchProvider, ZipCode } from './schemas.js';
@@ -42,7 +42,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
     async (req) => {
       const { npis, errors } = npiList(req.query.npis, true);
       errors.push(...(await planErrors(db, config.appEnv, req.query.insurance_plan_id)));
-      if (errors.length || !npis) throw new ApiError(400, 'invalid_request', errors);
+      if (errors.length || !npis) throw invalidFields(errors);
       const data = await searchProvidersByNpi(db, callerOf(req, config), {
         npis,
         insurancePlanId: req.query.insurance_plan_id,
@@ -85,7 +85,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
     async (req) => {
       const q = req.query;
       const { origin, specialtyId, visitReasonId, errors } = await providerSearchParameters(db, config.appEnv, q);
-      if (errors.length || !origin) throw new ApiError(400, 'invalid_request', errors);
+      if (errors.length || !origin) throw invalidFields(errors);
       const caller = callerOf(req, config);
       const found = await searchProviderLocations(db, caller, {
         origin,
@@ -137,7 +137,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
       const id = req.params.provider_location_id;
       const errors: FieldError[] = isProviderLocationId(id) ? [] : [{ field: 'provider_location_id', message: 'must be a provider-location id: pr_<id>|lo_<id>' }];
       errors.push(...(await planErrors(db, config.appEnv, req.query.insurance_plan_id)));
-      if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+      if (errors.length) throw invalidFields(errors);
       const views = await loadProviderLocationViews(db, callerOf(req, config), {
         ids: [id],
         insurancePlanId: req.query.insurance_plan_id,

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listNpis } from '../../../domain/directory/npi-list.js';
 import { getSpecialty, getVisitReason, listSpecialties, listVisitReasons } from '../../../domain/directory/reference-data.js';
-import { notFound } from '../../../http/errors.js';
+import { notFound } from '../../../domain/errors.js';
 import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
 import { CareCategory, Specialty, VisitReason } from './schemas.js';

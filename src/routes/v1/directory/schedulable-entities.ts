@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listSchedulableEntities, recentChangeSummary, SCHEDULE_TYPES } from '../../../domain/directory/schedulable-entities.js';
-import { badRequest } from '../../../http/errors.js';
+import { invalidInput } from '../../../domain/errors.js';
 import { commaList, errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
 import { RecentChangeSummary, SchedulableEntity } from './schemas.js';
@@ -35,7 +35,7 @@ export const schedulableEntityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> =
       const { page, page_size } = req.query;
       const types = commaList(req.query.schedule_types);
       const unknown = types.filter((t) => !(SCHEDULE_TYPES as readonly string[]).includes(t));
-      if (unknown.length) throw badRequest('schedule_types', `unknown schedule type(s) ${unknown.join(', ')}; known: ${SCHEDULE_TYPES.join(', ')}`);
+      if (unknown.length) throw invalidInput('schedule_types', `unknown schedule type(s) ${unknown.join(', ')}; known: ${SCHEDULE_TYPES.join(', ')}`);
       const caller = callerOf(req, config);
       const now = new Date();
       const wanted = types.length === 0 || types.includes('provider_location');

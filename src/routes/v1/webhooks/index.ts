@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../../config.js';
-import { ApiError, badRequest } from '../../../http/errors.js';
+import { invalidFields, invalidInput } from '../../../domain/errors.js';
 import { sendMockWebhook } from '../../../webhooks/mock-request.js';
 import { webhookTargetErrors } from '../../../webhooks/endpoints.js';
 import { policyFor } from '../../../webhooks/target-policy.js';
@@ -59,12 +59,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     },
     async (req, reply) => {
       const errors = targetErrors(req.body);
-      if (errors.length) throw new ApiError(400, 'invalid_request', errors);
+      if (errors.length) throw invalidFields(errors);
       const { raw, result } = await sendMockWebhook(
         { url: req.body.webhook_url, keyBase64: req.body.webhook_key, updateType: req.body.appointment_update_type ?? 'updated' },
         policy,
       );
-      if (result.refused) throw badRequest('webhook_url', result.error ?? 'is not allowed');
+      if (result.refused) throw invalidInput('webhook_url', result.error ?? 'is not allowed');
       // The receiver's status is reported for public receivers only: what an address inside a
       // network answered is never passed on (docs/webhooks.md, "Where webhooks may go").
       if (!result.privateTarget) reply.header('webhook-delivery-status', result.statusCode === null ? 'error' : String(result.statusCode));

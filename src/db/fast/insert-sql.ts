@@ -7,7 +7,7 @@
  * (as the builder does).
  */
 import { CompiledQuery, type Insertable } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Database } from '../schema.js';
 
 /** One row for one table. */
 export interface InsertPart<T extends keyof Database & string = keyof Database & string> {
