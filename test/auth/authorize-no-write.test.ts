@@ -15,7 +15,6 @@ import type { NewDeveloper } from '../../src/domain/developers/create-developer.
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { authPath, authorizeWithForms, DEFAULT_USER_SCOPE, hiddenField } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
-import { scaled } from '../helpers/scale.js';
 
 describe(`GET /authorize writes nothing before the user acts (${engineName})`, () => {
   let t: TestApp;
@@ -112,7 +111,7 @@ describe(`GET /authorize writes nothing before the user acts (${engineName})`, (
 
     // Whoever holds the cookie still cannot make or re-sign a handle: the key is the server's.
     const browserId = cookie.slice('cb_browser='.length);
-    const later = Buffer.from(JSON.stringify({ q: { ...forged.q, scope: DEFAULT_USER_SCOPE, state: 'forged' }, t: Date.now() + scaled(3600_000) })).toString('base64url');
+    const later = Buffer.from(JSON.stringify({ q: { ...forged.q, scope: DEFAULT_USER_SCOPE, state: 'forged' }, t: Date.now() + 3600_000 })).toString('base64url');
     const resigned = `${later}.${createHmac('sha256', browserId).update(`authorize-request:${later}`).digest('base64url')}`;
     const refused = await signInPage(resigned, cookie);
     expect(refused.statusCode).toBe(400);

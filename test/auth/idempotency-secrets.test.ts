@@ -12,7 +12,6 @@ import { up as purgeKeptSecrets } from '../../src/db/migrations/0011_idempotency
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { bearer, clientToken, userToken } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
-import { scaled } from '../helpers/scale.js';
 
 describe(`Idempotency-Key and secrets (${engineName})`, () => {
   let t: TestApp;
@@ -88,7 +87,7 @@ describe(`Idempotency-Key and secrets (${engineName})`, () => {
       .values({
         env: 'sandbox', developer_id: dev.developer_id, principal: 'client', key: 'legacy', method: 'POST', path: '/v1/credentials/rotate',
         request_hash: 'x', status_code: 200, response_body: sql`${JSON.stringify({ data: { client_secret: 'legacy-secret-value' } })}::jsonb`,
-        expires_at: new Date(Date.now() + scaled(3600_000)),
+        expires_at: new Date(Date.now() + 3600_000),
       })
       .execute();
     expect(await keptText()).toContain('legacy-secret-value');
