@@ -5,7 +5,7 @@
  * pass. So a row is recomputed when 40–45 s old (plus the time passes take to reach it), and listings,
  * which serve rows up to 60 s old, find them. `stop()` ends a pass after the batch in progress.
  */
-import { REFRESH_BATCH_SIZE, REFRESH_OLDER_THAN_MS, refreshAvailabilitySummaries } from '../domain/directory/availability-summary-refresh.js';
+import { REFRESH_BATCH_SIZE, REFRESH_OLDER_THAN_MS, refreshAvailabilitySummaries } from '../domain/availability/summary-refresh.js';
 import type { JobDeps } from './job-deps.js';
 import type { Job } from './loop.js';
 

@@ -5,8 +5,8 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { AvailabilityCache } from './availability-cache.js';
-import { directoryAvailability } from './availability-summary.js';
+import type { AvailabilityCache } from '../availability/summary-cache.js';
+import { directoryAvailability } from '../availability/summaries.js';
 import type { DirectoryCaller } from './visible.js';
 
 export type AcceptsInsurance = 'accepted' | 'not_accepted' | 'insurance_not_specified';

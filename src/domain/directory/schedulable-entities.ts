@@ -5,9 +5,9 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { epochMsSql } from '../../db/epoch-ms.js';
-import type { AvailabilityCache } from './availability-cache.js';
-import { directoryAvailability, type PatientTypeAvailability } from './availability-summary.js';
-import { readStoredSummaries } from './availability-summary-store.js';
+import type { AvailabilityCache } from '../availability/summary-cache.js';
+import { directoryAvailability, type PatientTypeAvailability } from '../availability/summaries.js';
+import { readStoredSummaries } from '../availability/summary-store.js';
 import type { DirectoryCaller } from './visible.js';
 
 export const SCHEDULE_TYPES = ['provider_location'] as const;

@@ -4,7 +4,7 @@
  * after a change request is accepted.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AvailabilityCache } from '../../../domain/directory/availability-cache.js';
+import { AvailabilityCache } from '../../../domain/availability/summary-cache.js';
 import type { DirectoryDeps } from './context.js';
 import { facilityRoutes } from './facilities.js';
 import { insuranceMappingRoutes } from './insurance-mappings.js';

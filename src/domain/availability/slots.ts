@@ -34,7 +34,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
-import { LocalClock, minutesMs } from './local-time.js';
+import { LocalClock, minutesMs } from '../scheduling/local-time.js';
 import {
   loadProviderLocations,
   loadScheduleData,
@@ -43,9 +43,9 @@ import {
   type ScheduleData,
   type SlotSource,
   type WeeklyBlock,
-} from './schedule-data.js';
+} from '../scheduling/schedule-data.js';
 
-export type { PatientType } from './schedule-data.js';
+export type { PatientType } from '../scheduling/schedule-data.js';
 
 /** Nothing is offered beyond this many days ahead (contracts.md §4). */
 export const HORIZON_DAYS = 150;

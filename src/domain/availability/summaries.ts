@@ -21,9 +21,9 @@
  */
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
-import type { AvailabilityCache } from './availability-cache.js';
-import { readStoredSummaries, type StoredSummary } from './availability-summary-store.js';
-import { MAX_DURATION_MINUTES, reasonsOf, walkSlots } from '../scheduling/availability.js';
+import type { AvailabilityCache } from './summary-cache.js';
+import { readStoredSummaries, type StoredSummary } from './summary-store.js';
+import { MAX_DURATION_MINUTES, reasonsOf, walkSlots } from './slots.js';
 import { LocalClock } from '../scheduling/local-time.js';
 import { TimeSlice } from '../../lib/time-slice.js';
 import { loadProviderLocations, loadScheduleData, parseWeeklyBlocks, type SlotSource, type WeeklyBlock } from '../scheduling/schedule-data.js';

@@ -17,7 +17,7 @@
  * Each application makes its own; nothing is module-level.
  */
 import { LocalClock } from '../scheduling/local-time.js';
-import type { AvailabilitySummary } from './availability-summary.js';
+import type { AvailabilitySummary } from './summaries.js';
 
 /** The longest staleness this memo may be configured with (ms). */
 export const MAX_SUMMARY_TTL_MS = 60_000;

@@ -12,7 +12,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { epochMsSql } from '../../db/epoch-ms.js';
 import type { Env } from '../../db/schema.js';
-import type { AvailabilitySummary, Next28Days, PatientTypeAvailability } from './availability-summary.js';
+import type { AvailabilitySummary, Next28Days, PatientTypeAvailability } from './summaries.js';
 
 /** A stored summary and the instant (epoch ms) it was computed for. */
 export interface StoredSummary {

@@ -25,8 +25,8 @@ import type { Env } from '../../db/schema.js';
 import { LocalClock } from '../scheduling/local-time.js';
 import { yieldToEventLoop } from '../../lib/time-slice.js';
 import { weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
-import { directoryAvailability, type AvailabilityInputRow } from './availability-summary.js';
-import { writeSummaries } from './availability-summary-store.js';
+import { directoryAvailability, type AvailabilityInputRow } from './summaries.js';
+import { writeSummaries } from './summary-store.js';
 
 /** Default age (ms) past which a pass recomputes a row: well within the 60 s that listings serve (`MAX_SUMMARY_TTL_MS`). */
 export const REFRESH_OLDER_THAN_MS = 40_000;
