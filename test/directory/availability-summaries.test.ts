@@ -9,7 +9,8 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AvailabilityCache, MAX_SUMMARY_TTL_MS } from '../../src/domain/availability/summary-cache.js';
-import { directoryAvailability, type AvailabilitySummary } from '../../src/domain/availability/summaries.js';
+import { directoryAvailability } from '../../src/domain/availability/directory-availability.js';
+import type { AvailabilitySummary } from '../../src/domain/availability/summaries.js';
 import {
   refreshAvailabilitySummaries,
   refreshLockKey,

@@ -18,7 +18,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
-import { isScheduledStart } from '../availability/slots.js';
+import { isScheduledStart } from '../availability/scheduled-start.js';
 import { loadProviderLocations } from '../scheduling/schedule-data.js';
 import type { Actor } from './events.js';
 import type { LockedAppointment } from './lock.js';

@@ -10,7 +10,7 @@ import { ApiError, notFound, type FieldError } from '../errors.js';
 import type { DateTime } from 'luxon';
 import type { Principal } from '../credentials/principal.js';
 import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
-import { isScheduledStart } from '../availability/slots.js';
+import { isScheduledStart } from '../availability/scheduled-start.js';
 import { parseOffsetDateTime } from '../scheduling/local-time.js';
 import { loadProviderLocations } from '../scheduling/schedule-data.js';
 import { visitReasonDuration } from './create.js';

@@ -1,23 +1,8 @@
 /**
- * Bookable start times (interface.md §4.16 availability, contracts.md §4 and §5): the one slot
- * computation of the service. The availability endpoint, booking checks, the evaluator and the
- * directory's summaries (`src/domain/directory/availability-summary.ts`) all use `walkSlots`, so
- * they cannot disagree.
- *
- * ```ts
- * computeAvailability(db: Kysely<Database>, {
- *   env: Env,
- *   providerLocationIds: string[],          // any number; unknown or inactive ids are absent from the result
- *   visitReasonId?: string,                 // omitted: every visit reason the provider accepts
- *   patientType: 'new' | 'existing',
- *   from?: string,                          // YYYY-MM-DD in each provider's zone; default: today there
- *   to?: string,                            // inclusive; default: from + 7 days
- *   now?: Date,                             // default: new Date()
- *   ignoreHolds?: boolean,                  // true: the schedule alone (booking checks use this)
- *   stopAfter?: number,                     // stop a provider-location after this many slots
- *   clock?: LocalClock,                     // share conversions across calls (e.g. one per app)
- * }): Promise<Map<string, ProviderLocationAvailability>>
- * ```
+ * Bookable start times: the one slot computation of the service (docs/api/availability.md,
+ * "Where bookable times come from"). The availability endpoint (`slot-lists.ts`), booking checks
+ * and the evaluator (`scheduled-start.ts`) and the directory's summaries (`summaries.ts`) all use
+ * `walkSlots`, so they cannot disagree.
  *
  * A provider-location's slots come from its weekly schedule blocks (each block split into
  * back-to-back slots of the visit reason's duration for the patient type, stepping in real elapsed
@@ -25,32 +10,32 @@
  * correct instants with their own offsets and never a non-existent or duplicated time) and from
  * calendar timeslots pushed with the calendar PUT (excluded visit reasons beat allowed ones; no
  * patient type means both). A slot `[start, start + duration)` is offered when it starts after
- * `now`, within 150 days, the provider accepts the visit reason, and it overlaps none of the
- * provider's held time (any location). Start times are rendered with the provider's own UTC offset.
+ * `now`, within `BOOKING_HORIZON_DAYS`, the provider accepts the visit reason, and it overlaps none
+ * of the provider's held time (any location). Start times are rendered with the provider's own UTC
+ * offset.
  *
- * The core, `walkSlots`, works on loaded data (`loadScheduleData`) and yields one local day at a
- * time, so a caller that needs only the first slots (first availability, directory summaries) stops
- * walking as soon as its answer is known. It formats nothing: `formatSlot` renders a start time.
+ * `walkSlots` works on loaded data (`loadScheduleData`, src/domain/scheduling/schedule-data.ts) and
+ * yields one local day at a time, so a caller that needs only the first slots (first availability,
+ * directory summaries) stops walking as soon as its answer is known. It formats nothing:
+ * `formatSlot` renders a start time.
  */
-import type { Kysely } from 'kysely';
-import type { Database, Env } from '../../db/schema.js';
-import { LocalClock, minutesMs } from '../scheduling/local-time.js';
-import {
-  loadProviderLocations,
-  loadScheduleData,
-  type PatientType,
-  type PushedSlot,
-  type ScheduleData,
-  type SlotSource,
-  type WeeklyBlock,
-} from '../scheduling/schedule-data.js';
+import type { PatientType } from '../patient-type.js';
+import { minutesMs, type LocalClock } from '../scheduling/local-time.js';
+import type { PushedSlot, ScheduleData, SlotSource, WeeklyBlock } from '../scheduling/schedule-data.js';
 
-export type { PatientType } from '../scheduling/schedule-data.js';
-
-/** Nothing is offered beyond this many days ahead (contracts.md §4). */
-export const HORIZON_DAYS = 150;
+/**
+ * How far ahead a slot can be booked or listed (days after now): no slot starting later is offered
+ * by the availability endpoint, accepted by booking or rescheduling, or seen by first availability.
+ * 150 is the published limit (docs/api/conventions.md, "Limits"): about five months of calendar.
+ */
+export const BOOKING_HORIZON_DAYS = 150;
 /** Longest visit reason duration the schema admits, in minutes (holds are loaded this far past the window). */
 export const MAX_DURATION_MINUTES = 480;
+
+/** The last instant (epoch ms) a slot may start at, `BOOKING_HORIZON_DAYS` after `nowMs`. */
+export function bookingHorizonEndMs(nowMs: number): number {
+  return nowMs + minutesMs(BOOKING_HORIZON_DAYS * 24 * 60);
+}
 
 /** A bookable slot as computed (no text). */
 export interface Slot {
@@ -78,29 +63,6 @@ export interface DaySlots {
   /** The day's first instant. */
   startMs: number;
   slots: Slot[];
-}
-
-export interface ProviderLocationAvailability {
-  providerLocationId: string;
-  timeZone: string;
-  /** Local dates actually covered (after defaults). */
-  from: string;
-  to: string;
-  slots: Timeslot[];
-}
-
-export interface AvailabilityQuery {
-  env: Env;
-  providerLocationIds: string[];
-  visitReasonId?: string;
-  patientType: PatientType;
-  from?: string;
-  to?: string;
-  now?: Date;
-  ignoreHolds?: boolean;
-  stopAfter?: number;
-  /** A shared memo of local-time conversions (deterministic, so safe to reuse across requests). */
-  clock?: LocalClock;
 }
 
 /** What `walkSlots` walks. */
@@ -218,164 +180,13 @@ export function* walkSlots(pl: SlotSource, data: ScheduleData, clock: LocalClock
   }
 }
 
+/** The visit reasons whose durations a walk over `pls` needs (`loadScheduleData`'s `visitReasonIds`). */
+export function reasonsOf(pls: Map<string, SlotSource>, visitReasonId?: string): string[] {
+  return visitReasonId ? [visitReasonId] : [...new Set([...pls.values()].flatMap((p) => p.visitReasonIds))];
+}
+
 /** A slot with its start time rendered in the provider's own offset. */
 export function formatSlot(clock: LocalClock, zone: string, s: Slot): Timeslot {
   return { startMs: s.startMs, startTime: clock.format(zone, s.startMs, s.offset), visitReasonId: s.visitReasonId, durationMinutes: s.durationMinutes };
 }
 
-/** Bookable slots per provider-location; see the module comment for the rules and the signature. */
-export async function computeAvailability(db: Kysely<Database>, q: AvailabilityQuery): Promise<Map<string, ProviderLocationAvailability>> {
-  const all = await loadProviderLocations(db, q.env, [...new Set(q.providerLocationIds)]);
-  return availabilityOf(db, new Map([...all].filter(([, p]) => p.active)), q);
-}
-
-/** `computeAvailability` for provider-locations already loaded with `loadProviderLocations` (active ones). */
-export async function availabilityOf(
-  db: Kysely<Database>,
-  pls: Map<string, SlotSource>,
-  q: Omit<AvailabilityQuery, 'providerLocationIds'>,
-): Promise<Map<string, ProviderLocationAvailability>> {
-  const now = q.now ?? new Date();
-  const clock = q.clock ?? new LocalClock();
-  const out = new Map<string, ProviderLocationAvailability>();
-  if (pls.size === 0) return out;
-
-  // Per provider-location local window, and the UTC window covering all of them.
-  const windows = new Map<string, { from: string; to: string }>();
-  let minMs = Infinity;
-  let maxMs = -Infinity;
-  for (const pl of pls.values()) {
-    const from = q.from ?? clock.today(pl.timeZone, now);
-    const to = q.to ?? clock.addDays(from, 7);
-    windows.set(pl.id, { from, to });
-    minMs = Math.min(minMs, clock.startOfDay(pl.timeZone, from));
-    maxMs = Math.max(maxMs, clock.startOfDay(pl.timeZone, clock.day(to).next));
-  }
-  const data = await loadScheduleData(
-    db,
-    q.env,
-    pls,
-    { fromMs: minMs, toMs: maxMs + minutesMs(MAX_DURATION_MINUTES) },
-    { withHolds: !q.ignoreHolds, visitReasonIds: reasonsOf(pls, q.visitReasonId) },
-  );
-  const nowMs = now.getTime();
-  const lastStartMs = nowMs + minutesMs(HORIZON_DAYS * 24 * 60);
-  for (const pl of pls.values()) {
-    const w = windows.get(pl.id)!;
-    const slots: Timeslot[] = [];
-    const walk = walkSlots(pl, data, clock, {
-      ...w,
-      visitReasonId: q.visitReasonId,
-      patientType: q.patientType,
-      nowMs,
-      lastStartMs,
-      ignoreHolds: !!q.ignoreHolds,
-      ...(q.stopAfter !== undefined ? { stopBefore: () => slots.length >= q.stopAfter! } : {}),
-    });
-    for (const day of walk) for (const s of day.slots) slots.push(formatSlot(clock, pl.timeZone, s));
-    out.set(pl.id, { providerLocationId: pl.id, timeZone: pl.timeZone, ...w, slots: q.stopAfter !== undefined ? slots.slice(0, q.stopAfter) : slots });
-  }
-  return out;
-}
-
-/** The visit reasons whose durations a computation needs. */
-export function reasonsOf(pls: Map<string, SlotSource>, visitReasonId?: string): string[] {
-  return visitReasonId ? [visitReasonId] : [...new Set([...pls.values()].flatMap((p) => p.visitReasonIds))];
-}
-
-/**
- * True when `startMs` is a start time the schedule offers for this provider-location, visit reason
- * and patient type at `now` (interface.md §2.1 `data.start_time`), ignoring held time: whether the
- * time is still free is decided by the database's no-overlap constraint when the hold is inserted.
- */
-export async function isScheduledStart(
-  db: Kysely<Database>,
-  input: { env: Env; pl: SlotSource; visitReasonId: string; patientType: PatientType; startMs: number; now?: Date; clock?: LocalClock },
-): Promise<boolean> {
-  const clock = input.clock ?? new LocalClock();
-  const { pl } = input;
-  const date = clock.localDate(pl.timeZone, input.startMs);
-  const data = await loadScheduleData(
-    db,
-    input.env,
-    new Map([[pl.id, pl]]),
-    { fromMs: clock.startOfDay(pl.timeZone, date), toMs: clock.startOfDay(pl.timeZone, clock.day(date).next) + minutesMs(MAX_DURATION_MINUTES) },
-    { withHolds: false, visitReasonIds: [input.visitReasonId] },
-  );
-  return offersStart(data, pl, { ...input, now: input.now ?? new Date() }, clock);
-}
-
-/**
- * `isScheduledStart` on data already loaded (`data` must hold `pl`'s weekly blocks, the visit
- * reason's durations and the calendar timeslots of the start's local day): walks that one local day.
- */
-export function offersStart(
-  data: ScheduleData,
-  pl: SlotSource,
-  q: { visitReasonId: string; patientType: PatientType; startMs: number; now: Date },
-  clock: LocalClock,
-): boolean {
-  const date = clock.localDate(pl.timeZone, q.startMs);
-  const nowMs = q.now.getTime();
-  const walk = walkSlots(pl, data, clock, {
-    from: date,
-    to: date,
-    visitReasonId: q.visitReasonId,
-    patientType: q.patientType,
-    nowMs,
-    lastStartMs: nowMs + minutesMs(HORIZON_DAYS * 24 * 60),
-    ignoreHolds: true,
-  });
-  for (const day of walk) if (day.slots.some((s) => s.startMs === q.startMs)) return true;
-  return false;
-}
-
-/**
- * The first bookable slot per provider-location from local date `from` (default today) up to
- * `days` days after today (local dates, inclusive), any visit reason when `visitReasonId` is
- * omitted: `first_availability` of the availability endpoint. One data load, then each
- * provider-location's days are walked until the first day with a slot.
- */
-export async function firstAvailability(
-  db: Kysely<Database>,
-  input: { env: Env; providerLocationIds: string[]; visitReasonId?: string; patientType: PatientType; from?: string; now?: Date; days?: number; clock?: LocalClock },
-): Promise<Map<string, Timeslot>> {
-  const now = input.now ?? new Date();
-  const clock = input.clock ?? new LocalClock();
-  const days = input.days ?? 90;
-  const found = new Map<string, Timeslot>();
-  const loaded = await loadProviderLocations(db, input.env, [...new Set(input.providerLocationIds)]);
-  const pls = new Map([...loaded].filter(([, p]) => p.active));
-  const windows = new Map<string, { from: string; to: string }>();
-  let minMs = Infinity;
-  let maxMs = -Infinity;
-  for (const pl of pls.values()) {
-    const today = clock.today(pl.timeZone, now);
-    const w = { from: input.from && input.from > today ? input.from : today, to: clock.addDays(today, days) };
-    if (w.from > w.to) continue;
-    windows.set(pl.id, w);
-    minMs = Math.min(minMs, clock.startOfDay(pl.timeZone, w.from));
-    maxMs = Math.max(maxMs, clock.startOfDay(pl.timeZone, clock.day(w.to).next));
-  }
-  if (windows.size === 0) return found;
-  const data = await loadScheduleData(
-    db,
-    input.env,
-    pls,
-    { fromMs: minMs, toMs: maxMs + minutesMs(MAX_DURATION_MINUTES) },
-    { withHolds: true, visitReasonIds: reasonsOf(pls, input.visitReasonId) },
-  );
-  const nowMs = now.getTime();
-  const lastStartMs = nowMs + minutesMs(HORIZON_DAYS * 24 * 60);
-  for (const [id, w] of windows) {
-    const pl = pls.get(id)!;
-    for (const day of walkSlots(pl, data, clock, { ...w, visitReasonId: input.visitReasonId, patientType: input.patientType, nowMs, lastStartMs })) {
-      const first = day.slots[0];
-      if (first) {
-        found.set(id, formatSlot(clock, pl.timeZone, first));
-        break;
-      }
-    }
-  }
-  return found;
-}

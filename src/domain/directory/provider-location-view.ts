@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { AvailabilityCache } from '../availability/summary-cache.js';
-import { directoryAvailability } from '../availability/summaries.js';
+import { directoryAvailability } from '../availability/directory-availability.js';
 import type { DirectoryCaller } from './visible.js';
 
 export type AcceptsInsurance = 'accepted' | 'not_accepted' | 'insurance_not_specified';

@@ -6,7 +6,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { epochMsSql } from '../../db/epoch-ms.js';
 import type { AvailabilityCache } from '../availability/summary-cache.js';
-import { directoryAvailability, type PatientTypeAvailability } from '../availability/summaries.js';
+import { directoryAvailability } from '../availability/directory-availability.js';
+import type { PatientTypeAvailability } from '../availability/summaries.js';
 import { readStoredSummaries } from '../availability/summary-store.js';
 import type { DirectoryCaller } from './visible.js';
 
