@@ -24,8 +24,8 @@
  * with the 5k ones (goal: within 1.5×).
  *
  * Availability summaries in listings may be up to 60 s old: they come from the in-process memo
- * (src/domain/directory/availability-cache.ts), else from the stored rows the worker keeps younger
- * than that (availability-summary-refresh.ts), else are computed. Autocannon's p50 over a few seconds
+ * (src/domain/availability/summary-cache.ts), else from the stored rows the worker keeps younger
+ * than that (summary-refresh.ts), else are computed. Autocannon's p50 over a few seconds
  * is the warm figure (memo), the first requests are the cold ones; all are reported. No worker runs
  * during the autocannon scenarios.
  *

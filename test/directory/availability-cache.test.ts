@@ -1,4 +1,4 @@
-/** The listings' memo of availability summaries (src/domain/directory/availability-cache.ts). */
+/** The listings' memo of availability summaries (src/domain/availability/summary-cache.ts). */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AvailabilityCache, MAX_SUMMARY_TTL_MS } from '../../src/domain/availability/summary-cache.js';
 import { directoryAvailability } from '../../src/domain/availability/directory-availability.js';

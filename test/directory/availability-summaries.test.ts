@@ -1,6 +1,6 @@
 /**
- * Stored availability summaries (migration 0009; src/domain/directory/availability-summary-store.ts,
- * availability-summary-refresh.ts): the refresher writes what `directoryAvailability` computes,
+ * Stored availability summaries (migration 0009; src/domain/availability/summary-store.ts,
+ * summary-refresh.ts): the refresher writes what `directoryAvailability` computes,
  * listings serve a row only while it is younger than the listings' staleness (60 s), rows follow
  * deactivation and deletion, concurrent passes never compute a row twice, and the refresh job
  * (src/jobs/availability-summary-refresh.ts) runs and stops.

@@ -272,7 +272,7 @@ async function recentPage(
 /**
  * One page of entities (ordered by id) and the total count. With `cache`, availability summaries
  * computed less than its TTL ago are reused, from the memo or the stored rows (see
- * `availability-cache.ts`, `availability-summary.ts`).
+ * src/domain/availability/directory-availability.ts).
  *
  * A page of the directory that was not served within the memo's lifetime has its stored summaries
  * read alongside the page itself (two statements at once): a cold page of 10,000 then costs about

@@ -9,7 +9,7 @@ import { principalOf } from '../../../http/auth-guard.js';
 export interface DirectoryDeps {
   config: Config;
   db: Db;
-  /** The application's memo of availability summaries for listings (`availability-cache.ts`). */
+  /** The application's memo of availability summaries for listings (src/domain/availability/summary-cache.ts). */
   availabilityCache?: AvailabilityCache;
 }
 
