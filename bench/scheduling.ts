@@ -31,7 +31,7 @@ import { bookingStatement } from '../src/domain/appointments/create.js';
 import { computeAvailability } from '../src/domain/availability/slot-lists.js';
 import { loadProviderLocations } from '../src/domain/scheduling/schedule-data.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';
-import { writeDirectory } from '../src/domain/directory/write-directory.js';
+import { writeDirectory } from '../src/domain/directory/write/write-directory.js';
 import type { Scenario } from './harness.js';
 
 export interface SchedulingBenchInput {

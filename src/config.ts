@@ -1,10 +1,14 @@
 /**
- * Service configuration from environment variables (contracts.md §1). Parsed once at start and passed
- * down explicitly; nothing reads `process.env` elsewhere.
+ * Service configuration from environment variables. Parsed once at start and passed down
+ * explicitly; nothing reads `process.env` elsewhere. Every variable, its type, default and
+ * description is in one schema (src/config/variables.ts); this module turns the parsed variables
+ * into the `Config` the service uses and checks the rules that span variables.
  */
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import type { Env } from './db/schema.js';
+import { ConfigError, isKey32Base64, parseVariables } from './config/parse-variables.js';
+
+export { ConfigError } from './config/parse-variables.js';
 
 /**
  * Which proxies may set the client address through `X-Forwarded-For` (Fastify `trustProxy`):
@@ -67,45 +71,21 @@ export interface Config {
   keyEncryptionKeyPrevious: Buffer | undefined;
 }
 
-export class ConfigError extends Error {}
-
-function int(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
-
 function stripSlash(u: string): string {
   return u.replace(/\/+$/, '');
 }
 
-function isAddressOrCidr(v: string): boolean {
-  const [addr, bits, ...rest] = v.split('/');
-  if (rest.length || !addr) return false;
-  const family = isIP(addr);
-  if (!family) return false;
-  if (bits === undefined) return true;
-  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
-}
-
 /**
  * Parses `TRUST_PROXY`: unset/`false` trusts nobody, `true` any proxy, an integer that many hops,
- * otherwise a comma list of IP addresses or CIDR ranges of the trusted proxies.
+ * otherwise a comma list of IP addresses or CIDR ranges of the trusted proxies (already checked by
+ * the schema's `trust-proxy` format).
  */
 export function parseTrustProxy(raw: string | undefined): TrustProxy {
   const v = (raw ?? '').trim();
   if (v === '' || v === 'false') return false;
   if (v === 'true') return true;
-  if (/^\d+$/.test(v)) return int('TRUST_PROXY', v, 0, 0, 100);
-  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
-  const bad = list.find((x) => !isAddressOrCidr(x));
-  if (bad !== undefined || !list.length) {
-    throw new ConfigError(`TRUST_PROXY must be true, false, a hop count, or a comma list of IP addresses/CIDRs, got ${JSON.stringify(raw)}`);
-  }
-  return list;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v.split(',').map((x) => x.trim()).filter(Boolean);
 }
 
 /**
@@ -115,10 +95,8 @@ export function parseTrustProxy(raw: string | undefined): TrustProxy {
  * nobody else can reach) allows them, so the quickstart's local receiver works out of the box while
  * a sandbox served to others never probes its own network.
  */
-export function allowPrivateTargets(raw: string | undefined, appEnv: Env, host: string): boolean {
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  if (raw !== undefined && raw !== '') throw new ConfigError(`ALLOW_PRIVATE_WEBHOOK_TARGETS must be true or false, got ${JSON.stringify(raw)}`);
+export function allowPrivateTargets(given: boolean | undefined, appEnv: Env, host: string): boolean {
+  if (given !== undefined) return given;
   const h = host.replace(/^\[|\]$/g, '');
   return appEnv === 'sandbox' && (h === 'localhost' || h === '::1' || /^127\./.test(h));
 }
@@ -126,91 +104,62 @@ export function allowPrivateTargets(raw: string | undefined, appEnv: Env, host: 
 /** Shortest `ADMIN_TOKEN` production accepts (a guessable admin token is a full compromise). */
 export const MIN_PRODUCTION_ADMIN_TOKEN_LENGTH = 32;
 
-/** `ADMIN_TOKEN`: unset turns the admin API off; production refuses one shorter than 32 characters. */
-function adminToken(raw: string | undefined, appEnv: Env): string | undefined {
-  if (!raw) return undefined;
-  if (appEnv === 'production' && raw.length < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigError(`ADMIN_TOKEN must be at least ${MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters in production (e.g. openssl rand -hex 32)`);
-  }
-  return raw;
-}
-
-/** `ADMIN_PORT`: a port other than `PORT`, or unset. */
-function adminPort(raw: string | undefined, port: number): number | undefined {
-  if (!raw) return undefined;
-  const value = int('ADMIN_PORT', raw, 0, 1, 65535);
-  if (value === port) throw new ConfigError('ADMIN_PORT must differ from PORT');
-  return value;
-}
-
-/** A key-encryption key in base64: 32 bytes. */
+/** A key-encryption key in base64: 32 bytes (the schema checked the variables; a file's contents are checked here). */
 function kek(name: string, raw: string): Buffer {
-  const key = Buffer.from(raw.trim(), 'base64');
-  if (key.length !== 32) throw new ConfigError(`${name} must be 32 random bytes in base64 (e.g. openssl rand -base64 32)`);
-  return key;
+  if (!isKey32Base64(raw)) throw new ConfigError(`${name} must be 32 random bytes in base64 (e.g. openssl rand -base64 32)`);
+  return Buffer.from(raw.trim(), 'base64');
 }
 
-/** `KEY_ENCRYPTION_KEY`, or the contents of the file `KEY_ENCRYPTION_KEY_FILE` names (not both). */
-function keyEncryptionKey(vars: Record<string, string | undefined>): Buffer | undefined {
-  if (vars.KEY_ENCRYPTION_KEY && vars.KEY_ENCRYPTION_KEY_FILE) throw new ConfigError('set KEY_ENCRYPTION_KEY or KEY_ENCRYPTION_KEY_FILE, not both');
-  if (vars.KEY_ENCRYPTION_KEY) return kek('KEY_ENCRYPTION_KEY', vars.KEY_ENCRYPTION_KEY);
-  if (!vars.KEY_ENCRYPTION_KEY_FILE) return undefined;
+/** `KEY_ENCRYPTION_KEY` (already checked), or the contents of the file `KEY_ENCRYPTION_KEY_FILE` names. */
+function keyEncryptionKey(value: string | undefined, file: string | undefined): Buffer | undefined {
+  if (value) return kek('KEY_ENCRYPTION_KEY', value);
+  if (!file) return undefined;
   let text: string;
   try {
-    text = readFileSync(vars.KEY_ENCRYPTION_KEY_FILE, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (e) {
     throw new ConfigError(`KEY_ENCRYPTION_KEY_FILE could not be read: ${(e as Error).message}`);
   }
   return kek('KEY_ENCRYPTION_KEY_FILE', text);
 }
 
-/** Reads the configuration; throws `ConfigError` naming the variable on a bad value. */
+/**
+ * Reads the configuration from environment variables (src/config/variables.ts); throws
+ * `ConfigError` naming every variable with a bad value, or the rule across variables broken.
+ */
 export function loadConfig(vars: Record<string, string | undefined>): Config {
-  const port = int('PORT', vars.PORT, 8080, 0, 65535);
-  const host = vars.HOST || '127.0.0.1';
-  const appEnv = (vars.APP_ENV || 'sandbox') as Env;
-  if (appEnv !== 'sandbox' && appEnv !== 'production') {
-    throw new ConfigError(`APP_ENV must be "sandbox" or "production", got ${JSON.stringify(vars.APP_ENV)}`);
+  const v = parseVariables(vars);
+  if (v.KEY_ENCRYPTION_KEY && v.KEY_ENCRYPTION_KEY_FILE) throw new ConfigError('set KEY_ENCRYPTION_KEY or KEY_ENCRYPTION_KEY_FILE, not both');
+  if (v.ADMIN_PORT !== undefined && v.ADMIN_PORT === v.PORT) throw new ConfigError('ADMIN_PORT must differ from PORT');
+  if (v.ADMIN_TOKEN && v.APP_ENV === 'production' && v.ADMIN_TOKEN.length < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(`ADMIN_TOKEN must be at least ${MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters in production (e.g. openssl rand -hex 32)`);
   }
-  const publicBaseUrl = stripSlash(vars.PUBLIC_BASE_URL || `http://127.0.0.1:${port}`);
-  const authUrl = stripSlash(vars.AUTH_URL || `${publicBaseUrl}/auth`);
-  for (const [name, value] of [['PUBLIC_BASE_URL', publicBaseUrl], ['AUTH_URL', authUrl]] as const) {
-    try {
-      new URL(value);
-    } catch {
-      throw new ConfigError(`${name} must be an absolute URL, got ${JSON.stringify(value)}`);
-    }
-  }
-  const databaseUrl = vars.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
-  }
-  const prepared = vars.DATABASE_PREPARED_STATEMENTS ?? 'true';
-  if (prepared !== 'true' && prepared !== 'false') throw new ConfigError('DATABASE_PREPARED_STATEMENTS must be true or false');
+  const publicBaseUrl = stripSlash(v.PUBLIC_BASE_URL ?? `http://127.0.0.1:${v.PORT}`);
+  const authUrl = stripSlash(v.AUTH_URL ?? `${publicBaseUrl}/auth`);
   return {
-    port,
-    host,
+    port: v.PORT,
+    host: v.HOST,
     publicBaseUrl,
     authUrl,
     audience: `${publicBaseUrl}/`,
-    appEnv,
-    databaseUrl,
-    preparedStatements: prepared === 'true',
-    dataDir: vars.DATA_DIR || './data',
-    adminToken: adminToken(vars.ADMIN_TOKEN, appEnv),
-    adminPort: adminPort(vars.ADMIN_PORT, port),
-    adminHost: vars.ADMIN_HOST || '127.0.0.1',
-    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', vars.RATE_LIMIT_PER_MINUTE, 1200, 1, 10_000_000),
-    redisUrl: vars.REDIS_URL || undefined,
-    logLevel: vars.LOG_LEVEL || 'info',
-    trustProxy: parseTrustProxy(vars.TRUST_PROXY),
-    allowPrivateWebhookTargets: allowPrivateTargets(vars.ALLOW_PRIVATE_WEBHOOK_TARGETS, appEnv, host),
-    shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', vars.SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
-    requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', vars.REQUEST_TIMEOUT_SECONDS, 60, 1, 3600),
-    maxConnectionsPerAddress: int('MAX_CONNECTIONS_PER_ADDRESS', vars.MAX_CONNECTIONS_PER_ADDRESS, vars.TRUST_PROXY ? 0 : 256, 0, 1_000_000),
-    webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', vars.WEBHOOK_RETRY_BASE_MS, 5000, 10, 3_600_000),
-    workerPollMs: int('WORKER_POLL_MS', vars.WORKER_POLL_MS, 1000, 10, 60_000),
-    keyEncryptionKey: keyEncryptionKey(vars),
-    keyEncryptionKeyPrevious: vars.KEY_ENCRYPTION_KEY_PREVIOUS ? kek('KEY_ENCRYPTION_KEY_PREVIOUS', vars.KEY_ENCRYPTION_KEY_PREVIOUS) : undefined,
+    appEnv: v.APP_ENV,
+    databaseUrl: v.DATABASE_URL,
+    preparedStatements: v.DATABASE_PREPARED_STATEMENTS,
+    dataDir: v.DATA_DIR,
+    adminToken: v.ADMIN_TOKEN,
+    adminPort: v.ADMIN_PORT,
+    adminHost: v.ADMIN_HOST,
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+    redisUrl: v.REDIS_URL,
+    logLevel: v.LOG_LEVEL,
+    trustProxy: parseTrustProxy(v.TRUST_PROXY),
+    allowPrivateWebhookTargets: allowPrivateTargets(v.ALLOW_PRIVATE_WEBHOOK_TARGETS, v.APP_ENV, v.HOST),
+    shutdownGraceSeconds: v.SHUTDOWN_GRACE_SECONDS,
+    requestTimeoutSeconds: v.REQUEST_TIMEOUT_SECONDS,
+    maxConnectionsPerAddress: v.MAX_CONNECTIONS_PER_ADDRESS ?? (v.TRUST_PROXY !== undefined ? 0 : 256),
+    webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
+    workerPollMs: v.WORKER_POLL_MS,
+    keyEncryptionKey: keyEncryptionKey(v.KEY_ENCRYPTION_KEY, v.KEY_ENCRYPTION_KEY_FILE),
+    keyEncryptionKeyPrevious: v.KEY_ENCRYPTION_KEY_PREVIOUS ? kek('KEY_ENCRYPTION_KEY_PREVIOUS', v.KEY_ENCRYPTION_KEY_PREVIOUS) : undefined,
   };
 }

@@ -7,7 +7,7 @@ import { DateTime } from 'luxon';
 import type { DirectoryDocument } from '../../src/domain/directory/document.js';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { ensureSandboxFixtures } from '../../src/domain/directory/sandbox-fixtures.js';
-import { writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { bearer, clientToken } from '../helpers/auth.js';
 

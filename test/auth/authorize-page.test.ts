@@ -173,6 +173,23 @@ describe('the authorize endpoint and sign-in pages', () => {
     expect(user.password_hash).toMatch(/^\$argon2id\$/);
   });
 
+  it('sign-up names a malformed e-mail address, and a too-long password even for a taken address, and creates nothing', async () => {
+    const f = await open();
+    const signupPage = await t.app.inject({ url: `/auth/authorize/signup?request=${encodeURIComponent(f.request)}`, headers: { cookie: f.cookie } });
+    const form = { request: f.request, csrf_token: hiddenField(signupPage.body, 'csrf_token') };
+    const malformed = await post('signup', f.cookie, { ...form, email: 'not-an-address', password: 'new-password-1', password_confirm: 'new-password-1' });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.body).toContain('E-mail address must be a valid e-mail address.');
+    // A taken address with another problem is answered with that problem, not as a sign-up.
+    const long = 'p'.repeat(1025);
+    const takenLong = await post('signup', f.cookie, { ...form, email: 'page@example.com', password: long, password_confirm: long });
+    expect(takenLong.statusCode).toBe(400);
+    expect(takenLong.body).toContain('Password must be at most 1024 characters.');
+    expect(takenLong.body).not.toContain('If this e-mail address already had an account');
+    const users = await t.db.selectFrom('users').select('email').where('email', 'in', ['not-an-address', 'page@example.com']).execute();
+    expect(users.map((u) => u.email)).toEqual(['page@example.com']);
+  });
+
   it('the approval page shows the offline-access message only when offline_access is requested', async () => {
     const signIn = async (scope: string) => {
       const f = await open({ scope });

@@ -20,7 +20,7 @@ import { readStoredSummaries } from '../../src/domain/availability/summary-store
 import { loadProviderLocationViews } from '../../src/domain/directory/provider-location-view.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
-import { writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { availabilitySummaryRefreshJob } from '../../src/jobs/availability-summary-refresh.js';
 import { startLoop } from '../../src/jobs/loop.js';
 import { startJobs } from '../../src/jobs/registry.js';

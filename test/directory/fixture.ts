@@ -9,7 +9,7 @@
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import type { DirectoryDocument } from '../../src/domain/directory/document.js';
 import { npiCheckDigit } from '../../src/domain/directory/npi.js';
-import { writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { newDeveloper, type TestApp } from '../helpers/app.js';
 import { clientToken } from '../helpers/auth.js';
 

@@ -6,7 +6,7 @@ import { directoryAvailability } from '../../src/domain/availability/directory-a
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import { pageEnvelope } from '../../src/routes/v1/common-schemas.js';
 import { RecentChangeSummary, SchedulableEntity } from '../../src/routes/v1/directory/schemas.js';
-import { writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { clientToken } from '../helpers/auth.js';
 import { expect400, fixtureDocument, get, loadFixture, NPI, pathOf, PL, type DirectoryFixture } from './fixture.js';

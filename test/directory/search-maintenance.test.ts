@@ -11,7 +11,7 @@ import { zipCentroid } from '../../src/domain/directory/geo.js';
 import { searchProviderLocations, type ProviderLocationSearch } from '../../src/domain/directory/provider-location-search.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
-import { writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { fixtureDocument, loadFixture, PL, type DirectoryFixture } from './fixture.js';
 import { activeMismatches, expectedSearchRows, oracleSearch, storedSearchRows } from './search-oracle.js';

@@ -12,7 +12,8 @@ import { searchProviderLocations, type ProviderLocationSearch, type SearchVisitT
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import { generateDirectory } from '../../src/domain/directory/seed.js';
 import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
-import { analyzeDirectory, writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { analyzeDirectory } from '../../src/domain/directory/write/analyze.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { activeMismatches, expectedSearchRows, oracleSearch, storedSearchRows } from './search-oracle.js';
 import { scaled } from '../helpers/scale.js';

@@ -1,33 +1,13 @@
 /**
  * Every environment variable the service reads is documented in README.md's "Configure" table, so
- * an operator never has to read the source to find a setting.
+ * an operator never has to read the source to find a setting: every variable of the configuration
+ * schema (src/config/variables.ts), and any other name the sources read.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = new URL('../../', import.meta.url).pathname;
-
-async function sourceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await sourceFiles(path)));
-    else if (/\.(ts|mjs|js)$/.test(entry.name)) out.push(path);
-  }
-  return out;
-}
-
-/** Names read as `vars.NAME`, `vars['NAME']`, `process.env.NAME` or `process.env['NAME']`. */
-async function variablesRead(): Promise<Set<string>> {
-  const names = new Set<string>();
-  const pattern = /\b(?:vars|process\.env)(?:\.([A-Z][A-Z0-9_]+)|\[\s*['"]([A-Z][A-Z0-9_]+)['"]\s*\])/g;
-  for (const file of [...(await sourceFiles(join(ROOT, 'src'))), ...(await sourceFiles(join(ROOT, 'bin')))]) {
-    const text = await readFile(file, 'utf8');
-    for (const m of text.matchAll(pattern)) names.add((m[1] ?? m[2])!);
-  }
-  return names;
-}
+import { configVariables } from '../../src/config/variables.js';
+import { ROOT, variablesRead } from '../helpers/env-reads.js';
 
 /** Backticked names in the first column of the table under "## Configure". */
 async function variablesDocumented(): Promise<Set<string>> {
@@ -42,11 +22,17 @@ async function variablesDocumented(): Promise<Set<string>> {
 }
 
 describe('README configuration table', () => {
-  it('documents every environment variable read in src/ and bin/', async () => {
-    const read = await variablesRead();
+  it('documents every variable of the schema and every environment variable read in src/ and bin/', async () => {
+    const read = new Set([...Object.keys(configVariables.properties), ...(await variablesRead()).keys()]);
     const documented = await variablesDocumented();
     expect(read.size).toBeGreaterThan(10);
     const missing = [...read].filter((n) => !documented.has(n)).sort();
     expect(missing, `add these to README.md's "Configure" table`).toEqual([]);
+  });
+
+  it('documents nothing the service does not read', async () => {
+    const known = new Set(Object.keys(configVariables.properties));
+    const stale = [...(await variablesDocumented())].filter((n) => !known.has(n)).sort();
+    expect(stale, 'README.md\'s "Configure" table lists variables the schema does not have').toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { generateDirectory } from '../../src/domain/directory/seed.js';
-import { writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { createDeveloper } from '../../src/domain/developers/create-developer.js';
 import { engineName, freshDatabase } from '../helpers/db.js';
 

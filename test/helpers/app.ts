@@ -46,6 +46,7 @@ export async function testApp(env: Record<string, string> = {}, opts: { insuranc
     opts.insuranceMappingJob === false ? undefined : startJobs({ db: handle.db, config, engine: handle.engine }, pino({ level: 'silent' }), [insuranceMappingsJob]);
   const app = await buildApp({ config, db: handle.db, ...(jobs ? { jobs } : {}) }).catch(async (err: unknown) => {
     await jobs?.stop();
+    await handle.close();
     throw err;
   });
   let listening = false;

@@ -1,7 +1,7 @@
 /** Real tokens from the running test app's endpoints (no shortcuts around the auth server). */
 import { createHash, randomBytes } from 'node:crypto';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
-import { createUser, UserInputError } from '../../src/domain/users/create-user.js';
+import { createUser, EmailTaken } from '../../src/domain/users/create-user.js';
 import type { TestApp } from './app.js';
 
 /** A client-credentials access token (interface.md §5.1); `scope` narrows the grant. */
@@ -97,7 +97,7 @@ async function ensureUser(t: TestApp, login: UserLogin): Promise<void> {
       providerId: login.providerId ?? null,
     });
   } catch (e) {
-    if (!(e instanceof UserInputError && /already exists/.test(e.message))) throw e;
+    if (!(e instanceof EmailTaken)) throw e;
   }
 }
 

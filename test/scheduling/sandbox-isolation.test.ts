@@ -6,7 +6,7 @@
  * (one shared truth per practice) is not restricted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { bearer, clientToken } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';

@@ -11,7 +11,7 @@ import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { ensureSandboxFixtures } from '../../src/domain/directory/sandbox-fixtures.js';
-import { writeDirectory } from '../../src/domain/directory/write-directory.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { createBody, nyDate, PL, schedulingDirectory } from '../appointments/fixtures.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { anonymousToken, bearer, clientToken, userToken } from '../helpers/auth.js';

@@ -41,8 +41,8 @@ describe('outbound address policy', () => {
     expect(allowPrivateTargets(undefined, 'sandbox', '::1')).toBe(true);
     expect(allowPrivateTargets(undefined, 'sandbox', '0.0.0.0')).toBe(false);
     expect(allowPrivateTargets(undefined, 'production', '127.0.0.1')).toBe(false);
-    expect(allowPrivateTargets('false', 'sandbox', '127.0.0.1')).toBe(false);
-    expect(allowPrivateTargets('true', 'production', '0.0.0.0')).toBe(true);
+    expect(allowPrivateTargets(false, 'sandbox', '127.0.0.1')).toBe(false);
+    expect(allowPrivateTargets(true, 'production', '0.0.0.0')).toBe(true);
     expect(() => loadConfig({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'yes' })).toThrow(/ALLOW_PRIVATE_WEBHOOK_TARGETS/);
   });
 });

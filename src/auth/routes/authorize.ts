@@ -11,19 +11,21 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { TokenVerifier } from '../../domain/credentials/principal.js';
-import { createUser, MIN_PASSWORD_LENGTH, UserInputError } from '../../domain/users/create-user.js';
+import { MIN_PASSWORD_LENGTH } from '../../domain/users/create-user.js';
 import { secretToken } from '../../lib/ids.js';
-import { hashPassword, hashToken, verifyPassword } from '../../lib/secrets.js';
-import { checkAuthorizeRequest, csrfToken, csrfTokenValid, redirectWith } from '../authorize/authorization-request.js';
-import { loadAuthorizationRequest, requestHandle, requestHandleKeys, storeOnFirstUse, type StoredAuthorizationRequest } from '../authorize/request-handle.js';
+import { checkAuthorizeRequest, csrfToken, redirectWith } from '../authorize/authorization-request.js';
+import { decide } from '../authorize/decision.js';
 import type { RenderedPage } from '../authorize/html.js';
-import { issueAuthorizationCode } from '../authorize/issue-code.js';
-import { endLoginSession, resumeLoginSession, startLoginSession } from '../authorize/login-sessions.js';
-import { consentPage, errorPage, signInPage, signUpPage, type FieldErrors, type FormContext } from '../authorize/pages.js';
+import { endLoginSession, resumeLoginSession } from '../authorize/login-sessions.js';
+import { consentPage, errorPage, signInPage, signUpPage, type FormContext } from '../authorize/pages.js';
+import { openPendingRequest, type PendingRequest } from '../authorize/pending-request.js';
+import { requestHandle, requestHandleKeys, type StoredAuthorizationRequest } from '../authorize/request-handle.js';
+import { createSignIn } from '../authorize/sign-in.js';
+import { signUp } from '../authorize/sign-up.js';
 import { SESSION_MAX_TTL_MS } from '../lifetimes.js';
 import { ApiError } from '../../http/errors.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
-import { clear, refund, take, type LoginLimits } from '../rate-limit.js';
+import type { LoginLimits } from '../rate-limit.js';
 
 export interface AuthorizeRouteDeps {
   config: Config;
@@ -46,6 +48,7 @@ export const SIGNED_UP = 'Done. If this e-mail address already had an account, i
 /** Marks routes whose errors render as HTML pages rather than RFC 6749 JSON. */
 export const HTML_ROUTE = { html: true } as const;
 
+/** Sends a rendered page with `status` and the page's own headers (CSP, no framing, no caching). */
 export function sendPage(reply: FastifyReply, status: number, p: RenderedPage): FastifyReply {
   return reply.code(status).headers(p.headers).send(p.body);
 }
@@ -53,21 +56,19 @@ export function sendPage(reply: FastifyReply, status: number, p: RenderedPage): 
 type Body = Record<string, unknown>;
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+/** Registers `GET /authorize` and the sign-in pages and forms; each route calls one function of `../authorize/`. */
 export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps): void {
   const { config, db } = deps;
   const env = config.appEnv;
-  const handleDeps = { config, db, verifier: deps.verifier, handleKeys: requestHandleKeys(config) };
-  const authOrigin = new URL(config.authUrl).origin;
   const basePath = new URL(config.authUrl).pathname.replace(/\/+$/, '');
+  const handleDeps = { config, db, verifier: deps.verifier, handleKeys: requestHandleKeys(config), authOrigin: new URL(config.authUrl).origin };
   const cookieBase = {
     path: basePath || '/',
     httpOnly: true,
     sameSite: 'lax' as const,
     secure: new URL(config.authUrl).protocol === 'https:',
   };
-  // Unknown e-mail addresses cost the same argon2id verification as known ones.
-  let dummyHash: Promise<string> | undefined;
-  const dummy = (): Promise<string> => (dummyHash ??= hashPassword(secretToken()));
+  const signIn = createSignIn({ db, limits: deps.limits });
 
   const ctx = (browserId: string, handle: string, r: StoredAuthorizationRequest | { appName: string; redirectUri: string }): FormContext => ({
     basePath,
@@ -81,27 +82,15 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
     sendPage(reply, 400, errorPage('This sign-in page has expired or was opened in another browser.'));
 
   /** The pending request named by `request` (query or form) for this browser, or an error page sent. */
-  async function pending(req: FastifyRequest, reply: FastifyReply, handle: unknown, post: boolean): Promise<{ r: StoredAuthorizationRequest; browserId: string; handle: string } | undefined> {
-    const browserId = req.cookies[BROWSER_COOKIE];
-    if (post) {
-      const origin = req.headers.origin;
-      if (origin !== undefined && origin !== authOrigin) {
-        sendPage(reply, 403, errorPage('The form was sent from another site and was refused.'));
-        return undefined;
-      }
-    }
-    const r = await loadAuthorizationRequest(handleDeps, handle, browserId);
-    if (!r || !browserId || typeof handle !== 'string') {
-      expired(reply);
-      return undefined;
-    }
-    if (post && !csrfTokenValid(browserId, handle, (req.body as Body | undefined)?.csrf_token)) {
-      sendPage(reply, 403, errorPage('The form could not be verified.', 'Go back, reload the page and try again.'));
-      return undefined;
-    }
-    // The user acts: from now on the request is stored (and can be completed only once).
-    if (post) await storeOnFirstUse(handleDeps, handle, r, browserId);
-    return { r, browserId, handle };
+  async function pending(req: FastifyRequest, reply: FastifyReply, post: boolean): Promise<Extract<PendingRequest, { kind: 'ok' }> | undefined> {
+    const handle = post ? ((req.body ?? {}) as Body).request : (req.query as Body).request;
+    const form = post ? { origin: req.headers.origin, csrfToken: (req.body as Body | undefined)?.csrf_token } : undefined;
+    const p = await openPendingRequest(handleDeps, handle, req.cookies[BROWSER_COOKIE], form);
+    if (p.kind === 'ok') return p;
+    if (p.kind === 'foreign-origin') sendPage(reply, 403, errorPage('The form was sent from another site and was refused.'));
+    else if (p.kind === 'unverified') sendPage(reply, 403, errorPage('The form could not be verified.', 'Go back, reload the page and try again.'));
+    else expired(reply);
+    return undefined;
   }
 
   function toClient(reply: FastifyReply, r: { redirectUri: string; state: string | null }, params: Record<string, string>): FastifyReply {
@@ -146,133 +135,92 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
   );
 
   app.get('/authorize/signin', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
-    const p = await pending(req, reply, (req.query as Body).request, false);
+    const p = await pending(req, reply, false);
     if (!p) return reply;
-    return sendPage(reply, 200, signInPage(ctx(p.browserId, p.handle, p.r), { email: p.r.loginHint ?? '' }));
+    return sendPage(reply, 200, signInPage(ctx(p.browserId, p.handle, p.request), { email: p.request.loginHint ?? '' }));
   });
 
   app.get('/authorize/signup', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
-    const p = await pending(req, reply, (req.query as Body).request, false);
+    const p = await pending(req, reply, false);
     if (!p) return reply;
-    return sendPage(reply, 200, signUpPage(ctx(p.browserId, p.handle, p.r), { minPasswordLength: MIN_PASSWORD_LENGTH }));
+    return sendPage(reply, 200, signUpPage(ctx(p.browserId, p.handle, p.request), { minPasswordLength: MIN_PASSWORD_LENGTH }));
   });
 
   app.get('/authorize/consent', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
-    const p = await pending(req, reply, (req.query as Body).request, false);
+    const p = await pending(req, reply, false);
     if (!p) return reply;
     const session = await resumeLoginSession(db, env, req.cookies[SESSION_COOKIE]);
     if (!session) return reply.redirect(signInUrl(p.handle), 303);
-    return sendPage(reply, 200, consentPage(ctx(p.browserId, p.handle, p.r), { email: session.email, scopes: p.r.scopes }));
+    return sendPage(reply, 200, consentPage(ctx(p.browserId, p.handle, p.request), { email: session.email, scopes: p.request.scopes }));
   });
 
   app.post('/authorize/signin', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
-    const body = (req.body ?? {}) as Body;
-    const p = await pending(req, reply, body.request, true);
+    const p = await pending(req, reply, true);
     if (!p) return reply;
-    const c = ctx(p.browserId, p.handle, p.r);
-    const email = str(body.email).trim();
-    const password = str(body.password);
-    const fieldErrors: FieldErrors = {};
-    if (!email) fieldErrors.email = 'Enter your e-mail address.';
-    if (!password) fieldErrors.password = 'Enter your password.';
-    if (fieldErrors.email || fieldErrors.password) {
-      return sendPage(reply, 400, signInPage(c, { email, error: 'Enter your e-mail address and password.', fieldErrors }));
+    const body = (req.body ?? {}) as Body;
+    const c = ctx(p.browserId, p.handle, p.request);
+    const out = await signIn({ env, email: str(body.email), password: str(body.password), address: req.ip, anonymousSubject: p.request.anonymousSubject });
+    switch (out.kind) {
+      case 'incomplete':
+        return sendPage(reply, 400, signInPage(c, { email: out.email, error: 'Enter your e-mail address and password.', fieldErrors: out.fieldErrors }));
+      case 'throttled': {
+        reply.header('retry-after', String(out.retryAfterSeconds));
+        const minutes = Math.ceil(out.retryAfterSeconds / 60);
+        return sendPage(reply, 429, signInPage(c, { email: out.email, error: `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` }));
+      }
+      case 'refused':
+        req.log.info({ event: 'signin_failed' }, 'sign-in failed');
+        return sendPage(reply, 401, signInPage(c, { email: out.email, error: 'The e-mail address or password is incorrect.' }));
+      case 'signed-in':
+        reply.setCookie(SESSION_COOKIE, out.sessionId, { ...cookieBase, maxAge: SESSION_MAX_TTL_MS / 1000 });
+        return reply.redirect(consentUrl(p.handle), 303);
     }
-    const accountBucket = `signin:acct:${env}:${hashToken(email.toLowerCase())}`;
-    const addressBucket = `signin:addr:${env}:${req.ip}`;
-    // Count the attempt first, then check the password: under any concurrency at most `max`
-    // attempts per window reach the password check (docs/auth.md, "Throttles").
-    const wait = Math.max(
-      await take(db, accountBucket, deps.limits.failuresPerAccount),
-      await take(db, addressBucket, deps.limits.failuresPerAddress),
-    );
-    if (wait > 0) {
-      reply.header('retry-after', String(wait));
-      const minutes = Math.ceil(wait / 60);
-      return sendPage(reply, 429, signInPage(c, { email, error: `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` }));
-    }
-    const user = await db
-      .selectFrom('users')
-      .select(['id', 'password_hash'])
-      .where('env', '=', env)
-      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-      .executeTakeFirst();
-    const ok = await verifyPassword(user?.password_hash ?? (await dummy()), password);
-    if (!user || !ok) {
-      req.log.info({ event: 'signin_failed' }, 'sign-in failed');
-      return sendPage(reply, 401, signInPage(c, { email, error: 'The e-mail address or password is incorrect.' }));
-    }
-    // A success is not held against the account or the address: only failures stay counted.
-    await clear(db, accountBucket);
-    await refund(db, addressBucket);
-    const sessionId = await startLoginSession(db, env, user.id, p.r.anonymousSubject);
-    reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: SESSION_MAX_TTL_MS / 1000 });
-    return reply.redirect(consentUrl(p.handle), 303);
   });
 
   app.post('/authorize/signup', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
-    const body = (req.body ?? {}) as Body;
-    const p = await pending(req, reply, body.request, true);
+    const p = await pending(req, reply, true);
     if (!p) return reply;
-    const c = ctx(p.browserId, p.handle, p.r);
-    const email = str(body.email).trim();
-    const password = str(body.password);
-    const confirm = str(body.password_confirm);
-    const render = (status: number, fieldErrors: FieldErrors, error = 'Check the highlighted fields.'): FastifyReply =>
-      sendPage(reply, status, signUpPage(c, { email, error, fieldErrors, minPasswordLength: MIN_PASSWORD_LENGTH }));
-    if (!email) return render(400, { email: 'Enter your e-mail address.' });
-    if (password.length < MIN_PASSWORD_LENGTH) return render(400, { password: `Use at least ${MIN_PASSWORD_LENGTH} characters.` });
-    if (confirm !== password) return render(400, { password_confirm: 'The passwords do not match.' });
-    // Count the sign-up first, then create the account (docs/auth.md, "Throttles").
-    const wait = await take(db, `signup:addr:${env}:${req.ip}`, deps.limits.signupsPerAddress);
-    if (wait > 0) {
-      reply.header('retry-after', String(wait));
-      return render(429, {}, 'Too many accounts were created from your network. Try again later.');
+    const body = (req.body ?? {}) as Body;
+    const c = ctx(p.browserId, p.handle, p.request);
+    const out = await signUp(
+      { db, limits: deps.limits },
+      { env, email: str(body.email), password: str(body.password), passwordConfirm: str(body.password_confirm), address: req.ip },
+    );
+    const form = { email: out.email, minPasswordLength: MIN_PASSWORD_LENGTH };
+    switch (out.kind) {
+      case 'invalid':
+        return sendPage(reply, 400, signUpPage(c, { ...form, error: 'Check the highlighted fields.', fieldErrors: out.fieldErrors }));
+      case 'throttled':
+        reply.header('retry-after', String(out.retryAfterSeconds));
+        return sendPage(reply, 429, signUpPage(c, { ...form, error: 'Too many accounts were created from your network. Try again later.', fieldErrors: {} }));
+      case 'done':
+        // The same answer whether or not the address already had an account (no account
+        // enumeration, docs/auth.md, "Sign-up"): the sign-in page, asking for the password.
+        if (out.created) req.log.info({ event: 'signup' }, 'patient signed up');
+        return sendPage(reply, 200, signInPage(c, { email: out.email, notice: SIGNED_UP }));
     }
-    // The same answer whether or not the e-mail address already has an account (no account
-    // enumeration, docs/auth.md, "Sign-up"): the sign-in page, asking for the password. A new
-    // account is created; for a known address nothing changes, and the password is hashed all the
-    // same so that both take as long.
-    try {
-      await createUser(db, { env, email, password, role: 'patient' });
-      req.log.info({ event: 'signup' }, 'patient signed up');
-    } catch (e) {
-      if (!(e instanceof UserInputError)) throw e;
-      if (!/already exists/.test(e.message)) {
-        const key: keyof FieldErrors = e.field === 'password' ? 'password' : 'email';
-        return render(400, { [key]: `${key === 'email' ? 'E-mail address' : 'Password'} ${e.message}.` });
-      }
-      await hashPassword(password);
-    }
-    return sendPage(reply, 200, signInPage(c, { email, notice: SIGNED_UP }));
   });
 
   app.post('/authorize/decision', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
-    const body = (req.body ?? {}) as Body;
-    const p = await pending(req, reply, body.request, true);
+    const p = await pending(req, reply, true);
     if (!p) return reply;
-    if (body.decision === 'deny') {
-      const done = await db
-        .updateTable('authorization_requests')
-        .set({ completed_at: new Date() })
-        .where('id_hash', '=', p.r.idHash)
-        .where('completed_at', 'is', null)
-        .returning('id_hash')
-        .executeTakeFirst();
-      if (!done) return expired(reply);
-      return toClient(reply, p.r, { error: 'access_denied', error_description: 'The user denied the request.' });
+    const out = await decide(db, env, p.request, ((req.body ?? {}) as Body).decision, req.cookies[SESSION_COOKIE]);
+    switch (out.kind) {
+      case 'denied':
+        return toClient(reply, p.request, { error: 'access_denied', error_description: 'The user denied the request.' });
+      case 'approved':
+        return toClient(reply, p.request, { code: out.code });
+      case 'no-choice':
+        return sendPage(reply, 400, errorPage('Choose Allow or Deny.'));
+      case 'sign-in-needed':
+        return reply.redirect(signInUrl(p.handle), 303);
+      case 'completed':
+        return expired(reply);
     }
-    if (body.decision !== 'allow') return sendPage(reply, 400, errorPage('Choose Allow or Deny.'));
-    const session = await resumeLoginSession(db, env, req.cookies[SESSION_COOKIE]);
-    if (!session) return reply.redirect(signInUrl(p.handle), 303);
-    const code = await issueAuthorizationCode(db, env, p.r, session.userId);
-    if (!code) return expired(reply);
-    return toClient(reply, p.r, { code });
   });
 
   app.post('/authorize/signout', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
-    const body = (req.body ?? {}) as Body;
-    const p = await pending(req, reply, body.request, true);
+    const p = await pending(req, reply, true);
     if (!p) return reply;
     await endLoginSession(db, req.cookies[SESSION_COOKIE]);
     reply.clearCookie(SESSION_COOKIE, cookieBase);

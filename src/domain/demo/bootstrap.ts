@@ -17,7 +17,8 @@ import type { Db } from '../../db/database.js';
 import { insertDeveloper, type NewDeveloper } from '../developers/create-developer.js';
 import { ensureSandboxFixtures } from '../directory/sandbox-fixtures.js';
 import { generateDirectory } from '../directory/seed.js';
-import { writeDirectory, analyzeDirectory } from '../directory/write-directory.js';
+import { analyzeDirectory } from '../directory/write/analyze.js';
+import { writeDirectory } from '../directory/write/write-directory.js';
 
 export interface BootstrapResult {
   created: boolean;

@@ -5,7 +5,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DirectoryDocument } from './document.js';
-import { writeDirectory } from './write-directory.js';
+import { writeDirectory } from './write/write-directory.js';
 
 export const SANDBOX_FIXTURES = {
   pending: 'pr_pending|lo_pending',

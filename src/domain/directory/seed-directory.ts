@@ -2,7 +2,8 @@
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
 import { generateDirectory } from './seed.js';
-import { analyzeDirectory, writeDirectory, type WriteSummary } from './write-directory.js';
+import { analyzeDirectory } from './write/analyze.js';
+import { writeDirectory, type WriteSummary } from './write/write-directory.js';
 
 export class UnknownDeveloper extends Error {}
 

@@ -13,6 +13,12 @@ export class UserInputError extends Error {
   }
 }
 
+/**
+ * A refused new user whose only problem is an e-mail address that already has an account (the
+ * sign-up page answers it exactly as a new account, so as not to tell which addresses have one).
+ */
+export class EmailTaken extends UserInputError {}
+
 export interface NewUser {
   user_id: string;
   email: string;
@@ -25,13 +31,20 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Minimum password length per NIST SP 800-63B §5.1.1.2. */
 export const MIN_PASSWORD_LENGTH = 8;
 
+type NewUserInput = { email?: unknown; password?: unknown; role?: unknown; provider_id?: unknown };
+
 /**
  * Every problem of a new user at once (docs/api/errors.md, "Validation"): the e-mail's form, the
  * password's length (NIST SP 800-63B §5.1.1.2), the provider id a provider needs (and that exists),
  * and an e-mail already taken. Takes any value per field (one of the wrong type is skipped: a schema
  * names it), so it also serves a request body the schema refused.
  */
-export async function newUserErrors(db: Db, env: Env, input: { email?: unknown; password?: unknown; role?: unknown; provider_id?: unknown }): Promise<{ field: string; message: string }[]> {
+export async function newUserErrors(db: Db, env: Env, input: NewUserInput): Promise<{ field: string; message: string }[]> {
+  return (await newUserProblems(db, env, input)).errors;
+}
+
+/** {@link newUserErrors}, and whether the e-mail address already has an account. */
+async function newUserProblems(db: Db, env: Env, input: NewUserInput): Promise<{ errors: { field: string; message: string }[]; emailTaken: boolean }> {
   const errors: { field: string; message: string }[] = [];
   const email = typeof input.email === 'string' ? input.email.trim() : undefined;
   const emailOk = email !== undefined && EMAIL.test(email) && email.length <= 255;
@@ -56,17 +69,25 @@ export async function newUserErrors(db: Db, env: Env, input: { email?: unknown; 
     errors.push({ field: 'provider_id', message: 'only a provider user has a provider id' });
   }
   if (taken) errors.push({ field: 'email', message: 'a user with this e-mail already exists' });
-  return errors;
+  return { errors, emailTaken: !!taken };
 }
 
+/**
+ * Creates a user after checking every problem of the input ({@link newUserErrors}): throws
+ * {@link EmailTaken} when the address already has an account and nothing else is wrong, otherwise
+ * {@link UserInputError} naming the first problem.
+ */
 export async function createUser(
   db: Db,
   input: { env: Env; email: string; password: string; role: 'patient' | 'provider'; providerId?: string | null },
 ): Promise<NewUser> {
   const email = input.email.trim();
   const providerId = input.providerId ?? null;
-  const errors = await newUserErrors(db, input.env, { email, password: input.password, role: input.role, provider_id: providerId });
-  if (errors.length) throw new UserInputError(errors[0]!.field, errors[0]!.message, errors);
+  const { errors, emailTaken } = await newUserProblems(db, input.env, { email, password: input.password, role: input.role, provider_id: providerId });
+  if (errors.length) {
+    const Refused = emailTaken && errors.length === 1 ? EmailTaken : UserInputError;
+    throw new Refused(errors[0]!.field, errors[0]!.message, errors);
+  }
   const id = prefixedId('us');
   const passwordHash = await hashPassword(input.password);
   await db

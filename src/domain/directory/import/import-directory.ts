@@ -5,7 +5,8 @@
  */
 import type { Db } from '../../../db/database.js';
 import type { Env } from '../../../db/schema.js';
-import { analyzeDirectory, writeDirectory, type WriteSummary } from '../write-directory.js';
+import { analyzeDirectory } from '../write/analyze.js';
+import { writeDirectory, type WriteSummary } from '../write/write-directory.js';
 import { parseDirectoryTextPartially, type ImportError, type ImportFormat } from './parse.js';
 import { validateDirectory } from './validate.js';
 

@@ -1,17 +1,17 @@
 /** `carebook webhook set | deliveries | replay` (contracts.md §2). */
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Config } from '../config.js';
-import { setWebhookEndpoint } from '../webhooks/endpoints.js';
-import { listDeliveries, replayEvents } from '../webhooks/worker.js';
-import { adminCall } from './admin-client.js';
-import { print, remote, withDb } from './main.js';
+import { setWebhookEndpoint } from '../../webhooks/endpoints.js';
+import { listDeliveries, replayEvents } from '../../webhooks/worker.js';
+import { adminCall } from '../admin-client.js';
+import { print, remote, withDb, type ConfigSource } from '../command-support.js';
 
 function dateArg(v: string): string {
   if (Number.isNaN(Date.parse(v))) throw new InvalidArgumentError('must be an ISO-8601 date-time, e.g. 2026-11-01T00:00:00Z');
   return new Date(v).toISOString();
 }
 
-export function addWebhookCommands(program: Command, config: () => Config): void {
+/** Adds `webhook set`, `webhook deliveries` and `webhook replay` to `program`. */
+export function addWebhookCommands(program: Command, config: ConfigSource): void {
   const webhook = program.command('webhook').description("a developer's webhook receiver and deliveries");
 
   webhook
