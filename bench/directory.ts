@@ -24,8 +24,8 @@
  * with the 5k ones (goal: within 1.5×).
  *
  * Availability summaries in listings may be up to 60 s old: they come from the in-process memo
- * (src/domain/directory/availability-cache.ts), else from the stored rows the worker keeps younger
- * than that (availability-summary-refresh.ts), else are computed. Autocannon's p50 over a few seconds
+ * (src/domain/availability/summary-cache.ts), else from the stored rows the worker keeps younger
+ * than that (summary-refresh.ts), else are computed. Autocannon's p50 over a few seconds
  * is the warm figure (memo), the first requests are the cold ones; all are reported. No worker runs
  * during the autocannon scenarios.
  *
@@ -38,8 +38,8 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
-import { MAX_SUMMARY_TTL_MS } from '../src/domain/directory/availability-cache.js';
-import { refreshAvailabilitySummaries } from '../src/domain/directory/availability-summary-refresh.js';
+import { MAX_SUMMARY_TTL_MS } from '../src/domain/availability/summary-cache.js';
+import { refreshAvailabilitySummaries } from '../src/domain/availability/summary-refresh.js';
 import { importDirectory } from '../src/domain/directory/import/import-directory.js';
 import { documentToNdjson } from '../src/domain/directory/import/ndjson.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';

@@ -28,7 +28,7 @@ import { sql } from 'kysely';
 import type { Db } from '../src/db/database.js';
 import type { Env } from '../src/db/schema.js';
 import { bookingStatement } from '../src/domain/appointments/create.js';
-import { computeAvailability } from '../src/domain/scheduling/availability.js';
+import { computeAvailability } from '../src/domain/availability/slot-lists.js';
 import { loadProviderLocations } from '../src/domain/scheduling/schedule-data.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';
 import { writeDirectory } from '../src/domain/directory/write/write-directory.js';

@@ -227,7 +227,7 @@ export interface ProviderLocationSearchTable {
 
 /**
  * Stored availability summaries (migration 0009): one row per provider-location, written by the
- * refresher (`availability-summary-store.ts`), served by listings while younger than 60 s.
+ * refresher (src/domain/availability/summary-store.ts), served by listings while younger than 60 s.
  */
 export interface AvailabilitySummariesTable {
   env: Env;

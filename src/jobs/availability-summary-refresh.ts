@@ -1,11 +1,11 @@
 /**
  * The availability summary refresh job: each pass recomputes the stored summaries of this process's
  * environment that are missing or older than 40 s (`refreshAvailabilitySummaries`,
- * src/domain/directory/availability-summary-refresh.ts), at once at start and then 5 s after each
+ * src/domain/availability/summary-refresh.ts), at once at start and then 5 s after each
  * pass. So a row is recomputed when 40–45 s old (plus the time passes take to reach it), and listings,
  * which serve rows up to 60 s old, find them. `stop()` ends a pass after the batch in progress.
  */
-import { REFRESH_BATCH_SIZE, REFRESH_OLDER_THAN_MS, refreshAvailabilitySummaries } from '../domain/directory/availability-summary-refresh.js';
+import { REFRESH_BATCH_SIZE, REFRESH_OLDER_THAN_MS, refreshAvailabilitySummaries } from '../domain/availability/summary-refresh.js';
 import type { JobDeps } from './job-deps.js';
 import type { Job } from './loop.js';
 

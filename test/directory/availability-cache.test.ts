@@ -1,7 +1,8 @@
-/** The listings' memo of availability summaries (src/domain/directory/availability-cache.ts). */
+/** The listings' memo of availability summaries (src/domain/availability/summary-cache.ts). */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { AvailabilityCache, MAX_SUMMARY_TTL_MS } from '../../src/domain/directory/availability-cache.js';
-import { directoryAvailability, type AvailabilitySummary } from '../../src/domain/directory/availability-summary.js';
+import { AvailabilityCache, MAX_SUMMARY_TTL_MS } from '../../src/domain/availability/summary-cache.js';
+import { directoryAvailability } from '../../src/domain/availability/directory-availability.js';
+import type { AvailabilitySummary } from '../../src/domain/availability/summaries.js';
 import { searchProvidersByNpi } from '../../src/domain/directory/provider-search.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import { testApp, type TestApp } from '../helpers/app.js';

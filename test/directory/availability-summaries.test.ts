@@ -1,6 +1,6 @@
 /**
- * Stored availability summaries (migration 0009; src/domain/directory/availability-summary-store.ts,
- * availability-summary-refresh.ts): the refresher writes what `directoryAvailability` computes,
+ * Stored availability summaries (migration 0009; src/domain/availability/summary-store.ts,
+ * summary-refresh.ts): the refresher writes what `directoryAvailability` computes,
  * listings serve a row only while it is younger than the listings' staleness (60 s), rows follow
  * deactivation and deletion, concurrent passes never compute a row twice, and the refresh job
  * (src/jobs/availability-summary-refresh.ts) runs and stops.
@@ -8,14 +8,15 @@
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { AvailabilityCache, MAX_SUMMARY_TTL_MS } from '../../src/domain/directory/availability-cache.js';
-import { directoryAvailability, type AvailabilitySummary } from '../../src/domain/directory/availability-summary.js';
+import { AvailabilityCache, MAX_SUMMARY_TTL_MS } from '../../src/domain/availability/summary-cache.js';
+import { directoryAvailability } from '../../src/domain/availability/directory-availability.js';
+import type { AvailabilitySummary } from '../../src/domain/availability/summaries.js';
 import {
   refreshAvailabilitySummaries,
   refreshLockKey,
   REFRESH_OLDER_THAN_MS,
-} from '../../src/domain/directory/availability-summary-refresh.js';
-import { readStoredSummaries } from '../../src/domain/directory/availability-summary-store.js';
+} from '../../src/domain/availability/summary-refresh.js';
+import { readStoredSummaries } from '../../src/domain/availability/summary-store.js';
 import { loadProviderLocationViews } from '../../src/domain/directory/provider-location-view.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import type { DirectoryCaller } from '../../src/domain/directory/visible.js';

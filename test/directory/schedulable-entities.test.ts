@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Ajv } from 'ajv';
 import { Type } from 'typebox';
-import { directoryAvailability } from '../../src/domain/directory/availability-summary.js';
+import { directoryAvailability } from '../../src/domain/availability/directory-availability.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import { pageEnvelope } from '../../src/routes/v1/common-schemas.js';
 import { RecentChangeSummary, SchedulableEntity } from '../../src/routes/v1/directory/schemas.js';

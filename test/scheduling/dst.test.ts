@@ -5,7 +5,7 @@
  */
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeAvailability } from '../../src/domain/scheduling/availability.js';
+import { computeAvailability } from '../../src/domain/availability/slot-lists.js';
 import { engineName } from '../helpers/db.js';
 import { PL, schedulingEnv, type SchedulingEnv } from '../appointments/fixtures.js';
 

@@ -9,7 +9,7 @@ import type { DateTime } from 'luxon';
 import type { Database } from '../../db/schema.js';
 import { mergeFieldErrors, type FieldError } from '../errors.js';
 import type { Principal } from '../credentials/principal.js';
-import { offersStart } from '../scheduling/availability.js';
+import { offersStart } from '../availability/scheduled-start.js';
 import { LocalClock, parseOffsetDateTime } from '../scheduling/local-time.js';
 import { contextDay, loadBookingContext, type BookingContext } from './booking-context.js';
 import { patientErrors, payerKind, type PatientInput, type PayerKind } from './patient-rules.js';

@@ -16,7 +16,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
-import { isScheduledStart } from '../scheduling/availability.js';
+import { isScheduledStart } from '../availability/scheduled-start.js';
 import { loadProviderLocations } from '../scheduling/schedule-data.js';
 import type { Actor } from './events.js';
 import type { LockedAppointment } from './lock.js';

@@ -9,7 +9,7 @@ import type { Database } from '../../db/schema.js';
 import { invalidFields, notFound, type FieldError } from '../errors.js';
 import type { DateTime } from 'luxon';
 import type { Principal } from '../credentials/principal.js';
-import { isScheduledStart } from '../scheduling/availability.js';
+import { isScheduledStart } from '../availability/scheduled-start.js';
 import { parseOffsetDateTime } from '../scheduling/local-time.js';
 import { loadProviderLocations } from '../scheduling/schedule-data.js';
 import { visitReasonDuration } from './create.js';

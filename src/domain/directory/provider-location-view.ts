@@ -5,8 +5,8 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { AvailabilityCache } from './availability-cache.js';
-import { directoryAvailability } from './availability-summary.js';
+import type { AvailabilityCache } from '../availability/summary-cache.js';
+import { directoryAvailability } from '../availability/directory-availability.js';
 import type { DirectoryCaller } from './visible.js';
 
 export type AcceptsInsurance = 'accepted' | 'not_accepted' | 'insurance_not_specified';
@@ -115,7 +115,7 @@ export function fullName(first: string, last: string, title: string | null): str
  * Loads the views of `ids` that are in the caller's directory (others are absent from the map).
  * `insurancePlanId` drives `accepts_patient_insurance` (interface.md §2.5); `distances` (miles)
  * fills `distance_to_patient_mi`; with `cache`, recent availability summaries are reused
- * (`availability-cache.ts`).
+ * (src/domain/availability/summary-cache.ts).
  */
 export async function loadProviderLocationViews(
   db: Db,

@@ -12,7 +12,7 @@ import {
   type ProviderView,
   type VirtualLocationView,
 } from './provider-location-view.js';
-import type { AvailabilityCache } from './availability-cache.js';
+import type { AvailabilityCache } from '../availability/summary-cache.js';
 import type { DirectoryCaller } from './visible.js';
 
 interface LocationCommon {

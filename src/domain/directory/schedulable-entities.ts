@@ -5,9 +5,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { epochMsSql } from '../../db/epoch-ms.js';
-import type { AvailabilityCache } from './availability-cache.js';
-import { directoryAvailability, type PatientTypeAvailability } from './availability-summary.js';
-import { readStoredSummaries } from './availability-summary-store.js';
+import type { AvailabilityCache } from '../availability/summary-cache.js';
+import { directoryAvailability } from '../availability/directory-availability.js';
+import type { PatientTypeAvailability } from '../availability/summaries.js';
+import { readStoredSummaries } from '../availability/summary-store.js';
 import type { DirectoryCaller } from './visible.js';
 
 export const SCHEDULE_TYPES = ['provider_location'] as const;
@@ -271,7 +272,7 @@ async function recentPage(
 /**
  * One page of entities (ordered by id) and the total count. With `cache`, availability summaries
  * computed less than its TTL ago are reused, from the memo or the stored rows (see
- * `availability-cache.ts`, `availability-summary.ts`).
+ * src/domain/availability/directory-availability.ts).
  *
  * A page of the directory that was not served within the memo's lifetime has its stored summaries
  * read alongside the page itself (two statements at once): a cold page of 10,000 then costs about

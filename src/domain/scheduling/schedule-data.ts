@@ -6,9 +6,8 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
+import type { PatientType } from '../patient-type.js';
 import { wallMinutes } from './local-time.js';
-
-export type PatientType = 'new' | 'existing';
 
 export interface ProviderLocationContext {
   id: string;

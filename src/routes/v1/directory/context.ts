@@ -2,14 +2,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
-import type { AvailabilityCache } from '../../../domain/directory/availability-cache.js';
+import type { AvailabilityCache } from '../../../domain/availability/summary-cache.js';
 import type { DirectoryCaller } from '../../../domain/directory/visible.js';
 import { principalOf } from '../../../http/auth-guard.js';
 
 export interface DirectoryDeps {
   config: Config;
   db: Db;
-  /** The application's memo of availability summaries for listings (`availability-cache.ts`). */
+  /** The application's memo of availability summaries for listings (src/domain/availability/summary-cache.ts). */
   availabilityCache?: AvailabilityCache;
 }
 

@@ -4,7 +4,7 @@
  * after a change request is accepted.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AvailabilityCache } from '../../../domain/directory/availability-cache.js';
+import { AvailabilityCache } from '../../../domain/availability/summary-cache.js';
 import type { DirectoryDeps } from './context.js';
 import { facilityRoutes } from './facilities.js';
 import { insuranceMappingRoutes } from './insurance-mappings.js';
@@ -17,7 +17,7 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & { kickIn
   const { config, db } = deps;
 
   const base = { config, db };
-  // Availability summaries in listings may be up to a minute old (availability-cache.ts).
+  // Availability summaries in listings may be up to a minute old (src/domain/availability/summary-cache.ts).
   const listing = { ...base, availabilityCache: deps.availabilityCache ?? new AvailabilityCache() };
   await app.register(referenceRoutes, base);
   await app.register(insurancePlanRoutes, base);

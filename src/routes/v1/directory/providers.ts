@@ -47,7 +47,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
         npis,
         insurancePlanId: req.query.insurance_plan_id,
         publicBaseUrl: config.publicBaseUrl,
-        // A listing, like the search: its first availability dates may be up to a minute old (availability-cache.ts).
+        // A listing, like the search: its first availability dates may be up to a minute old (src/domain/availability/summary-cache.ts).
         cache: availabilityCache,
       });
       return { request_id: String(req.id), data };
@@ -104,7 +104,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
         insurancePlanId: q.insurance_plan_id,
         distances,
         publicBaseUrl: config.publicBaseUrl,
-        // Search results may show an availability summary up to a minute old (availability-cache.ts).
+        // Search results may show an availability summary up to a minute old (src/domain/availability/summary-cache.ts).
         cache: availabilityCache,
       });
       return {

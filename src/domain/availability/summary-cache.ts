@@ -6,7 +6,7 @@
  * show a summary of the next 90 days of slots; clients are told to cache the entity list for a
  * week, so a summary up to `ttlMs` old (at most 60 s) is acceptable there. A listing passes this
  * memo to `directoryAvailability`, which takes a summary from it, else from the stored rows that the
- * background refresher keeps (`availability-summary-store.ts`; a row is served while it is younger
+ * background refresher keeps (`summary-store.ts`; a row is served while it is younger
  * than this memo's `ttlMs`), else computes it. The single provider-location read, the availability
  * endpoint and booking never read this memo nor the stored rows: they always compute from the
  * database.
@@ -17,7 +17,7 @@
  * Each application makes its own; nothing is module-level.
  */
 import { LocalClock } from '../scheduling/local-time.js';
-import type { AvailabilitySummary } from './availability-summary.js';
+import type { AvailabilitySummary } from './summaries.js';
 
 /** The longest staleness this memo may be configured with (ms). */
 export const MAX_SUMMARY_TTL_MS = 60_000;

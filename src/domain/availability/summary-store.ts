@@ -1,9 +1,9 @@
 /**
  * Stored availability summaries (`availability_summaries`, migration 0009): reading the rows a
  * listing may serve and writing a batch of computed summaries. The refresher that keeps the rows
- * young is `availability-summary-refresh.ts`; `directoryAvailability` reads them.
+ * young is `summary-refresh.ts`; `directoryAvailability` (`directory-availability.ts`) reads them.
  *
- * A row holds the summary `directoryAvailability` computed for the instant `computed_at`. It is
+ * A row holds the summary the refresher computed for the instant `computed_at`. It is
  * served only while `computed_at` lies within the caller's staleness (at most
  * `MAX_SUMMARY_TTL_MS`, 60 s) before the request's "now", and never when computed for a later
  * instant than that "now". So a missing, old or future row only costs a computation on the request.
@@ -12,7 +12,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { epochMsSql } from '../../db/epoch-ms.js';
 import type { Env } from '../../db/schema.js';
-import type { AvailabilitySummary, Next28Days, PatientTypeAvailability } from './availability-summary.js';
+import type { AvailabilitySummary, Next28Days, PatientTypeAvailability } from './summaries.js';
 
 /** A stored summary and the instant (epoch ms) it was computed for. */
 export interface StoredSummary {
@@ -38,7 +38,7 @@ function patientType(next: string | null, next28: Next28Days): PatientTypeAvaila
   return next === null ? { next_28_days: next28 } : { next_available_utc: next, next_28_days: next28 };
 }
 
-/** The summary of a row, with the keys in the order `directoryAvailability` builds them. */
+/** The summary of a row, with the keys in the order `computeSummaries` builds them. */
 function summaryOf(r: SummaryRow): AvailabilitySummary {
   const s: AvailabilitySummary = {
     new: patientType(r.new_next_available_utc, r.new_next_28_days),

@@ -5,7 +5,7 @@
  * of the wrong type is skipped: the schema names it), so it also serves a query the schema refused.
  */
 import type { FieldError } from '../errors.js';
-import { isLocalDate, type LocalClock } from './local-time.js';
+import { isLocalDate, type LocalClock } from '../scheduling/local-time.js';
 
 /** At most this many provider-locations per availability request. */
 export const MAX_AVAILABILITY_IDS = 50;

@@ -9,7 +9,7 @@
  * `olderThanMs` (missing first, then oldest first), then takes them in batches of `batchSize`:
  * each batch is one short transaction that takes the environment's advisory lock
  * (`pg_try_advisory_xact_lock`), re-reads which of its provider-locations still need a summary,
- * computes them with `directoryAvailability` (no memo) and upserts them in one statement. So two
+ * computes them with `directoryAvailabilityOfRows` (no memo) and upserts them in one statement. So two
  * processes never compute the same rows at once: one that finds the lock taken ends its pass (the
  * other process is refreshing the environment), and a batch never recomputes what another batch
  * committed meanwhile. The pass yields to the event loop between batches. On PGlite (one process,
@@ -25,8 +25,8 @@ import type { Env } from '../../db/schema.js';
 import { LocalClock } from '../scheduling/local-time.js';
 import { yieldToEventLoop } from '../../lib/time-slice.js';
 import { weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
-import { directoryAvailability, type AvailabilityInputRow } from './availability-summary.js';
-import { writeSummaries } from './availability-summary-store.js';
+import { directoryAvailabilityOfRows, type AvailabilityInputRow } from './directory-availability.js';
+import { writeSummaries } from './summary-store.js';
 
 /** Default age (ms) past which a pass recomputes a row: well within the 60 s that listings serve (`MAX_SUMMARY_TTL_MS`). */
 export const REFRESH_OLDER_THAN_MS = 40_000;
@@ -69,7 +69,7 @@ async function candidates(db: Db, env: Env, cutoff: Date): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-/** What `directoryAvailability` needs of those of `ids` that are active and still need a summary at `cutoff`. */
+/** What `directoryAvailabilityOfRows` needs of those of `ids` that are active and still need a summary at `cutoff`. */
 async function inputRows(db: Db, env: Env, ids: string[], cutoff: Date): Promise<AvailabilityInputRow[]> {
   // The row's age is a correlated subquery on purpose: looked up by primary key per provider-location
   // whatever the plan (a join may be planned, and cached, as a scan of the whole table).
@@ -117,7 +117,7 @@ export async function refreshAvailabilitySummaries(db: Db, opts: RefreshOptions)
       const batchNow = at();
       const rows = await inputRows(trx, env, batch, new Date(batchNow.getTime() - olderThanMs));
       if (rows.length === 0) return 0;
-      const summaries = await directoryAvailability(trx, { env, rows, now: batchNow, clock });
+      const summaries = await directoryAvailabilityOfRows(trx, { env, rows, now: batchNow, clock });
       await writeSummaries(trx, env, batchNow, summaries);
       return summaries.size;
     });
