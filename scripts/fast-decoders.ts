@@ -47,7 +47,7 @@ export function generatedFiles(): GeneratedFile[] {
       text: decoderSource({
         name: 'decodeAppointmentRow',
         rowType: 'AppointmentRow',
-        typeModule: './appointment-row.js',
+        typeModule: './appointment-row-type.js',
         listModule: 'appointment-columns.ts',
         listName: 'APPOINTMENT_COLUMNS',
         columns: APPOINTMENT_COLUMNS,

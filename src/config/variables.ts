@@ -14,7 +14,7 @@
  * `loadConfig` and stated in the descriptions.
  */
 import { Type, type Static, type TSchema } from 'typebox';
-import type { Config } from '../config.js';
+import type { Config } from './config-type.js';
 
 /** What the annotations of one variable may say (see the module comment). */
 export interface VariableNotes {

@@ -5,21 +5,15 @@
  * The array's order is `APPOINTMENT_COLUMNS`; the row type is the Kysely schema's, and the decoder
  * is generated from the list (`npm run generate:fast`).
  */
-import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { epochMsSql } from '../epoch-ms.js';
 import type { Database } from '../schema.js';
 import { APPOINTMENT_COLUMNS } from './appointment-columns.js';
+import type { AppointmentRow } from './appointment-row-type.js';
 import { decodeAppointmentRow } from './appointment-row.decoder.generated.js';
 
 type Column = (typeof APPOINTMENT_COLUMNS)[number];
-type ValueOf<C extends Column> = C extends { table: 'locations'; column: infer K extends keyof Database['locations'] }
-  ? Selectable<Database['locations']>[K] | null // left-joined: no location, no phone
-  : C extends { table: 'appointments'; name: infer K extends keyof Database['appointments'] }
-    ? Selectable<Database['appointments']>[K]
-    : never;
-
-/** An appointment record: each column of `APPOINTMENT_COLUMNS` with its type in the Kysely schema. */
-export type AppointmentRow = { [C in Column as C['name']]: ValueOf<C> };
+export type { AppointmentRow } from './appointment-row-type.js';
 
 // Compile-time: the columns sent as epoch milliseconds are exactly the row's timestamps, and none of
 // those is nullable (the generated decoder would turn null into 1970: extend the generator first).
