@@ -1,6 +1,6 @@
 /**
  * `carebook serve --processes N`: several API processes on one machine, sharing one listening port
- * through Node's cluster module (contracts.md §1 "Scale-out": any number of API processes on one
+ * through Node's cluster module (docs/api/deployment.md#scale-out: any number of API processes on one
  * PostgreSQL; here the cluster's primary is the load balancer).
  *
  * The primary migrates the database and bootstraps the sandbox once, then forks N workers and does

@@ -72,7 +72,7 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
 }
 
 /**
- * `carebook worker`: the background jobs alone, no HTTP (contracts.md §1 "Scale-out"). Needs a
+ * `carebook worker`: the background jobs alone, no HTTP (docs/api/deployment.md#scale-out). Needs a
  * shared PostgreSQL (`DATABASE_URL`); the embedded database admits one process. `jobs` names the
  * jobs it runs.
  */
@@ -96,7 +96,7 @@ export async function startWorkerProcess(
 
 /**
  * What a starting service does to its database before it serves: applies pending migrations and, in
- * the sandbox, bootstraps the demo developer and directory (contracts.md §1–2), printing the demo
+ * the sandbox, bootstraps the demo developer and directory (docs/api/deployment.md, docs/api/sandbox.md#demo-developer), printing the demo
  * credentials when `announce`. Shared by `serve` and the primary of `serve --processes`.
  */
 export async function prepareDatabase(db: DatabaseHandle['db'], config: Config, logger: Logger, announce: boolean): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Anonymous tokens (interface.md §5.3, contracts.md §3): one per end user of a developer's app, for
+ * Anonymous tokens (docs/api/auth.md#anonymous-tokens): one per end user of a developer's app, for
  * directory and reference reads without a sign-in. Each gets its own subject (`an_…`), which the
  * authorization code flow can later link to the signed-in user (`anonymous_token` parameter).
  */

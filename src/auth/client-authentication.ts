@@ -67,7 +67,7 @@ export async function authenticateClient(db: Db, env: Env, creds: PresentedCrede
 }
 
 /**
- * Narrows the granted scopes to those requested (contracts.md §3): without `scope`, every scope the
+ * Narrows the granted scopes to those requested (docs/api/auth.md#token-endpoint): without `scope`, every scope the
  * client holds; a requested scope the client does not hold is `invalid_scope`.
  */
 export function grantScopes(requested: unknown, held: readonly string[]): string[] {

@@ -1,7 +1,7 @@
 /**
  * The OAuth 2 authorization server, mounted at the path of `{auth_url}` (default `/auth`):
  * authorization endpoint with its sign-in pages, token endpoint, JWKS, RFC 8414 metadata. Errors
- * inside it follow RFC 6749 §5.2 (JSON) or are error pages (HTML routes), never interface.md §7.
+ * inside it follow RFC 6749 §5.2 (JSON) or are error pages (HTML routes), never docs/api/errors.md#error-body.
  */
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
@@ -28,7 +28,7 @@ export interface AuthServerDeps {
   keys: KeyStore;
   /** Sign-in throttling; the defaults suit production. */
   loginLimits?: LoginLimits;
-  /** The API's rate limiter; the token endpoint is limited per client address with it (contracts.md §8). */
+  /** The API's rate limiter; the token endpoint is limited per client address with it (docs/api/conventions.md#rate-limits). */
   limiter?: RateLimiter;
 }
 
@@ -59,7 +59,7 @@ export const authServer: FastifyPluginAsync<AuthServerDeps> = async (app, deps) 
     // A body too large (or of a type not taken) was not read: answer, then close without a reset.
     if (err.statusCode === 413 || err.statusCode === 415) closeAfterAnswer(req, reply);
     if (err.validation || (err.statusCode && err.statusCode < 500)) {
-      // Every token error but invalid_client is 400 (RFC 6749 §5.2, contracts.md §3), an
+      // Every token error but invalid_client is 400 (RFC 6749 §5.2, docs/api/errors.md#errors-of-the-authorization-server), an
       // unsupported media type included.
       return reply.code(400).send({ error: 'invalid_request', error_description: err.validation ? `${err.validationContext ?? 'request'}${err.validation[0]?.instancePath ?? ''} ${err.validation[0]?.message ?? 'is invalid'}` : 'malformed request' });
     }

@@ -1,11 +1,11 @@
 /**
- * Lifetimes of everything the auth server issues (interface.md §5.2; RFC 9700 §2.1.1 and §4.14 on
+ * Lifetimes of everything the auth server issues (docs/api/auth.md#lifetimes; RFC 9700 §2.1.1 and §4.14 on
  * short-lived codes and bounded refresh tokens).
  */
 
-/** Access tokens: 60 minutes (interface.md §5.2). */
+/** Access tokens: 60 minutes (docs/api/auth.md#lifetimes). */
 export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
-/** Refresh tokens expire after 15 days without use (interface.md §5.2). */
+/** Refresh tokens expire after 15 days without use (docs/api/auth.md#lifetimes). */
 export const REFRESH_IDLE_TTL_MS = 15 * 24 * 60 * 60 * 1000;
 /** …and 30 days after the sign-in that started the family, however often they are used. */
 export const REFRESH_MAX_TTL_MS = 30 * 24 * 60 * 60 * 1000;

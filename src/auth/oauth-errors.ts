@@ -1,6 +1,6 @@
 /**
  * Token-endpoint errors per RFC 6749 §5.2: `{error, error_description}`; `invalid_client` is 401
- * with `WWW-Authenticate` (contracts.md §3), everything else 400.
+ * with `WWW-Authenticate` (docs/api/errors.md#errors-of-the-authorization-server), everything else 400.
  */
 export type OAuthErrorCode =
   | 'invalid_request'

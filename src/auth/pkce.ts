@@ -1,5 +1,5 @@
 /**
- * PKCE (RFC 7636) with the S256 method only (interface.md §5.2; RFC 9700 §2.1.1: `plain` is not
+ * PKCE (RFC 7636) with the S256 method only (docs/api/auth.md#authorization-code-with-pkce; RFC 9700 §2.1.1: `plain` is not
  * supported).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Client secret rotation (contracts.md §3 `POST /v1/credentials/rotate`): a new 256-bit secret for
+ * Client secret rotation (docs/api/auth.md#rotating-a-client-secret `POST /v1/credentials/rotate`): a new 256-bit secret for
  * one of the developer's confidential clients, stored as its SHA-256 only; the old secret stops
  * working at once (RFC 6749 §2.3.1 client passwords; RFC 9700 §2.5 on client authentication).
  * Access tokens already issued stay valid until they expire (at most 60 minutes).

@@ -1,5 +1,5 @@
 /**
- * Per-address rate limit of the token endpoint (contracts.md §8: unauthenticated calls are limited
+ * Per-address rate limit of the token endpoint (docs/api/conventions.md#rate-limits: unauthenticated calls are limited
  * per client address). Uses the API's limiter (`src/http/rate-limit.ts`) with its own bucket, so
  * token requests and unauthenticated `/v1` calls do not eat each other's budget; the refusal is
  * shaped as an OAuth error (RFC 6749 §5.2 body) with HTTP 429 and `Retry-After` (RFC 6585 §4).

@@ -1,5 +1,5 @@
 /**
- * Verifies API access tokens (contracts.md §3): ES256 signature by a key of this environment's
+ * Verifies API access tokens (docs/api/auth.md#authentication-errors): ES256 signature by a key of this environment's
  * JWKS, issuer, audience (the environment), expiry and not-before, and revocation of user token
  * families. With the auth server in this process the keys come straight from the database;
  * with `AUTH_URL` pointing elsewhere they come from `{auth_url}/.well-known/jwks.json`.
@@ -32,7 +32,7 @@ export function authServerIsLocal(config: Config): boolean {
 }
 
 /**
- * Builds the API's token verifier (contracts.md §3; RFC 9068 JWT access tokens, RFC 7515/7517):
+ * Builds the API's token verifier (docs/api/auth.md#authentication-errors; RFC 9068 JWT access tokens, RFC 7515/7517):
  * verified tokens are cached until `exp` but only while their signing key is still published.
  */
 export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeyStore }): TokenVerifier {

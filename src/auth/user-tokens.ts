@@ -1,7 +1,7 @@
 /**
  * Tokens for a signed-in user: an access token tied to its token family (so revoking the family
  * revokes it, RFC 9700 §4.14.2) and, when `offline_access` was granted, a refresh token of the same
- * family (interface.md §5.2 steps 4–5).
+ * family (docs/api/auth.md#refresh-tokens).
  */
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -32,7 +32,7 @@ export async function revokeFamily(db: Db, familyId: string): Promise<void> {
 
 /**
  * Stores a new refresh token of a family (hash only) and returns it. It expires after 15 idle
- * days, and never after the family's end (30 days after sign-in), interface.md §5.2.
+ * days, and never after the family's end (30 days after sign-in), docs/api/auth.md#lifetimes.
  */
 export async function insertRefreshToken(db: Db, familyId: string, familyExpiresAt: Date): Promise<string> {
   const token = secretToken();

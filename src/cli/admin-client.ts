@@ -1,4 +1,4 @@
-/** Calls a running service's admin API for the CLI's `--url` mode; errors carry the §7 messages. */
+/** Calls a running service's admin API for the CLI's `--url` mode; errors carry the error body's messages. */
 export async function adminCall(
   opts: { url?: string; adminToken?: string },
   method: string,

@@ -1,5 +1,5 @@
 /**
- * `carebook` — the operator's command line (contracts.md §2). Each command works directly on the
+ * `carebook` — the operator's command line (docs/api/admin.md#access). Each command works directly on the
  * database (the service must be stopped when it is embedded PGlite), or, with `--url` and
  * `--admin-token`, through a running service's admin API. The commands are in `commands/`, one
  * file per group; this file builds the program from them and runs it.

@@ -52,7 +52,7 @@ export interface Config {
    * load balancer bounds each client instead).
    */
   maxConnectionsPerAddress: number;
-  /** First webhook retry delay in ms; doubles per attempt (contracts.md §7). */
+  /** First webhook retry delay in ms; doubles per attempt (docs/api/webhooks.md). */
   webhookRetryBaseMs: number;
   /** How often background workers look for due work, in ms. */
   workerPollMs: number;

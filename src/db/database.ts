@@ -38,7 +38,7 @@ export interface OpenOptions {
   preparedStatements?: boolean;
 }
 
-/** Opens PGlite or PostgreSQL per the options (contracts.md §1 "Storage"). */
+/** Opens PGlite or PostgreSQL per the options (docs/api/deployment.md#storage). */
 export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10, opts.preparedStatements ?? true);
   return openPGlite(opts);

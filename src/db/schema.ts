@@ -425,7 +425,7 @@ export interface WebhookEndpointsTable {
   url: string;
   /** The current signing key (base64). */
   key: string;
-  /** The key replaced last, still signing until `previous_key_expires_at` (contracts.md §7). */
+  /** The key replaced last, still signing until `previous_key_expires_at` (docs/api/webhooks.md#registering-a-receiver). */
   previous_key: string | null;
   previous_key_expires_at: NullableTimestamp;
   updated_at: Timestamp;
@@ -437,7 +437,7 @@ export interface OutboxEventsTable {
   developer_id: string;
   appointment_id: string;
   update_type: 'created' | 'updated' | 'cancelled';
-  /** jsonb `[{attribute_path, attachment_type?}]`; written as a JSON string (contracts.md §7). */
+  /** jsonb `[{attribute_path, attachment_type?}]`; written as a JSON string (docs/api/webhooks.md#event-body). */
   changed_attributes: ColumnType<{ attribute_path: string; attachment_type?: string }[], string | undefined, string>;
   occurred_at: Timestamp;
   /** `skipped`: the developer's own call made the change; `no_endpoint`: no receiver was registered (replayable). */

@@ -1,5 +1,5 @@
 /**
- * Guard of the operator's admin API (contracts.md §2): `Authorization: Bearer ${ADMIN_TOKEN}`,
+ * Guard of the operator's admin API (docs/api/admin.md#access): `Authorization: Bearer ${ADMIN_TOKEN}`,
  * compared in constant time. The admin API is not registered at all when ADMIN_TOKEN is unset.
  *
  * Guessing is throttled per client address: every attempt is counted first, in the database that

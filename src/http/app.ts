@@ -50,7 +50,7 @@ export interface AppDeps {
    * The background jobs running in this process (src/jobs/registry.ts), if any: the insurance-mapping
    * route kicks its job right after each accepted request, and `/metrics` shows their counters. None
    * for an API process without background jobs (`serve --no-workers`): the `carebook worker`
-   * processes apply the requests on their next pass (contracts.md §1 "Scale-out").
+   * processes apply the requests on their next pass (docs/api/deployment.md#scale-out).
    */
   jobs?: JobHandles;
   /** Outcomes forced on bookings and reschedules; by default the sandbox fixtures' (src/domain/sandbox/booking-outcomes.ts). */
@@ -68,7 +68,7 @@ function requestTimeouts(seconds: number): { requestTimeout: number; http: { req
   return { requestTimeout: ms, http: { requestTimeout: ms, headersTimeout: Math.min(ms, 60_000), connectionsCheckingInterval: Math.min(5_000, Math.max(250, ms / 4)) } };
 }
 
-/** Builds the application (interface.md, contracts.md §1 configuration). */
+/** Builds the application (docs/api/README.md, docs/api/deployment.md#configuration). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db } = deps;
   const app = Fastify({
@@ -78,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // its bindings); with logging off nothing would ever be written through it.
     childLoggerFactory: (logger, bindings, opts) => (logger.level === 'silent' ? logger : logger.child(bindings, opts)),
     // TRUST_PROXY: read the client address (request.ip) from X-Forwarded-For of trusted proxies, so
-    // per-address limits (contracts.md §8) key on the caller, not the load balancer. The auth server
+    // per-address limits (docs/api/conventions.md#rate-limits) key on the caller, not the load balancer. The auth server
     // is a plugin of this instance and inherits it.
     // A hop count becomes a function, as Fastify does at run time (its types omit numbers).
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
@@ -93,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...requestTimeouts(config.requestTimeoutSeconds),
     routerOptions: { maxParamLength: 500 },
     // A URL the router cannot decode, or a path parameter over maxParamLength, fails before any hook
-    // runs: answer it with the §7 body too (found by test/security/fuzz.test.ts).
+    // runs: answer it with the error body too (found by test/security/fuzz.test.ts).
     frameworkErrors: (err, req, reply) => {
       reply.header('x-request-id', req.id).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
       const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;

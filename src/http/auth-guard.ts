@@ -1,6 +1,6 @@
 /**
- * The bearer-token guard of `/v1` (contracts.md §3). Routes declare what they need; the guard
- * verifies the token, attaches `request.principal`, and answers 401/403 with the §7 body and
+ * The bearer-token guard of `/v1` (docs/api/auth.md#authentication-errors). Routes declare what they need; the guard
+ * verifies the token, attaches `request.principal`, and answers 401/403 with the error body and
  * `WWW-Authenticate` (RFC 6750 §3).
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * Fastify error and not-found handlers: every failure becomes a §7 body. A thrown bug is logged
+ * Fastify error and not-found handlers: every failure becomes an error body (docs/api/errors.md#error-body). A thrown bug is logged
  * by name, code and stack frames only (an error's message can quote patient data, so it is never
  * logged, nor is the request body) and answered as a bare 500.
  */

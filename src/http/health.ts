@@ -1,4 +1,4 @@
-/** `/healthz` (process up), `/readyz` (database reachable, migrations current), `/metrics` (contracts.md §1). */
+/** `/healthz` (process up), `/readyz` (database reachable, migrations current), `/metrics` (docs/api/deployment.md). */
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { Type } from 'typebox';

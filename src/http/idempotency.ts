@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on every POST of `/v1` (contracts.md §8): a repeat with the same key and the same
+ * `Idempotency-Key` on every POST of `/v1` (docs/api/conventions.md#idempotency): a repeat with the same key and the same
  * request within 24 hours answers the first answer again (header `idempotent-replayed: true`); the
  * same key with another request is 409; a repeat while the first is still running is 409.
  *

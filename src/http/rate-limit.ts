@@ -1,11 +1,11 @@
 /**
- * Per-credential rate limits (contracts.md §8): a fixed one-minute window per credential (per client
+ * Per-credential rate limits (docs/api/conventions.md#rate-limits): a fixed one-minute window per credential (per client
  * address for calls without a valid token), `RATE_LIMIT_PER_MINUTE` by default and overridable per
  * developer by the operator. Counters live in memory, or in Redis when `REDIS_URL` is set so that
  * every process shares them (with an in-memory fallback while Redis is unreachable).
  *
  * Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds); a refused
- * call is 429 with `Retry-After` and the §7 body.
+ * call is 429 with `Retry-After` and the error body.
  */
 import type { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';

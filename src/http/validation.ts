@@ -1,5 +1,5 @@
 /**
- * Turns Ajv validation errors into §7 field errors, naming every bad field (Ajv runs with
+ * Turns Ajv validation errors into the error body's field errors (docs/api/errors.md#validation), naming every bad field (Ajv runs with
  * `allErrors`) in every request part: Fastify stops at the first part that fails (params, body,
  * querystring, headers), so the parts after it are validated here too. Fields are dotted paths:
  * `data.patient.phone_number`, `page_size`, `gender[1]`.
@@ -114,7 +114,7 @@ function partData(req: FastifyRequest, part: Part): unknown {
 }
 
 /**
- * Every bad field of the request (interface.md §7): the errors Fastify reported for the first part
+ * Every bad field of the request (docs/api/errors.md#error-body): the errors Fastify reported for the first part
  * that failed (`failedPart`, its `validationContext`), plus those of the parts it did not get to,
  * validated with the route's own compiled validators. The parts before the failed one passed.
  */

@@ -1,6 +1,6 @@
 /**
  * Request validation compilers. Bodies are validated strictly (a number is not a string: a known
- * field with a wrong type is a 400, contracts.md §8); query strings, path and headers are text by
+ * field with a wrong type is a 400, docs/api/conventions.md#unknown-fields-and-parameters); query strings, path and headers are text by
  * nature, so they are coerced (`page=2` → 2, `a,b` stays a comma-delimited string). Both run with
  * `allErrors` so that every bad field is named.
  */

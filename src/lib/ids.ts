@@ -5,7 +5,7 @@ export function prefixedId(prefix: string, bytes = 12): string {
   return `${prefix}_${randomBytes(bytes).toString('base64url')}`;
 }
 
-/** A UUID (appointment ids are UUID-style strings, interface.md §2). */
+/** A UUID (appointment ids are UUID-style strings, docs/api/conventions.md#identifiers). */
 export function uuid(): string {
   return randomUUID();
 }

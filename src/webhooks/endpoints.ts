@@ -1,8 +1,8 @@
 /**
- * A developer's webhook receiver (contracts.md §2 `webhook set`). Setting a new key keeps the
+ * A developer's webhook receiver (docs/api/admin.md#webhooks `webhook set`). Setting a new key keeps the
  * previous one for `KEY_OVERLAP_HOURS` after the key changed (stored as `previous_key` and its expiry,
  * not derived from `updated_at`): deliveries carry both signatures meanwhile, so a receiver can switch
- * keys without dropping events (contracts.md §7).
+ * keys without dropping events (docs/api/webhooks.md#registering-a-receiver).
  */
 import type { Db } from '../db/database.js';
 import type { Env } from '../db/schema.js';
@@ -47,9 +47,9 @@ export interface WebhookEndpoint {
 }
 
 /**
- * Registers or changes the developer's receiver (contracts.md §2 `webhook set`; issue #5 §3). A key that
+ * Registers or changes the developer's receiver (docs/api/admin.md#webhooks `webhook set`; issue #5 §3). A key that
  * differs from the current one becomes current, and the replaced key keeps signing for
- * `KEY_OVERLAP_HOURS` from that moment (contracts.md §7). Setting the current key again (e.g. to change
+ * `KEY_OVERLAP_HOURS` from that moment (docs/api/webhooks.md#registering-a-receiver). Setting the current key again (e.g. to change
  * only the URL) keeps the previous key and its expiry as they were.
  */
 export async function setWebhookEndpoint(
@@ -81,7 +81,7 @@ export async function setWebhookEndpoint(
   });
 }
 
-/** The endpoint to deliver to (contracts.md §7): the current key, and the previous one until its expiry. */
+/** The endpoint to deliver to (docs/api/webhooks.md#registering-a-receiver): the current key, and the previous one until its expiry. */
 export async function webhookEndpointFor(db: Db, developerId: string, now: Date): Promise<WebhookEndpoint | undefined> {
   const row = await db
     .selectFrom('webhook_endpoints')

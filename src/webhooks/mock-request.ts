@@ -1,5 +1,5 @@
 /**
- * The sandbox's mock delivery (interface.md §4.15, §6; contracts.md §7): one signed example event, sent
+ * The sandbox's mock delivery (docs/api/webhooks.md#mock-delivery, docs/api/webhooks.md): one signed example event, sent
  * to the given URL exactly as a real delivery would be, and returned as sent (the same bytes).
  */
 import { uuid } from '../lib/ids.js';
@@ -19,7 +19,7 @@ const EXAMPLE_CHANGES: Record<UpdateType, ChangedAttribute[]> = {
 };
 
 /**
- * Signs and sends one example event of `updateType` (interface.md §4.15). Returns `raw`, the exact
+ * Signs and sends one example event of `updateType` (docs/api/webhooks.md#mock-delivery). Returns `raw`, the exact
  * bytes sent and signed, for the route to answer with unchanged, and the send outcome.
  */
 export async function sendMockWebhook(

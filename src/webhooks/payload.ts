@@ -1,4 +1,4 @@
-/** The webhook body (contracts.md §7). */
+/** The webhook body (docs/api/webhooks.md#event-body). */
 export type UpdateType = 'created' | 'updated' | 'cancelled';
 
 /** One changed attribute: its path, and for `patient.uploaded_attachments` the `attachment_type` (issue #5 §2). */
@@ -22,7 +22,7 @@ export interface WebhookBody {
 }
 
 /**
- * The body of one event (contracts.md §7). Each changed attribute keeps only `attribute_path` and, when
+ * The body of one event (docs/api/webhooks.md#event-body). Each changed attribute keeps only `attribute_path` and, when
  * present, `attachment_type`, so nothing else stored with the event can reach the receiver.
  */
 export function webhookBody(

@@ -1,5 +1,5 @@
 /**
- * Sends one webhook request: POST of the exact bytes signed, 5 s timeout (contracts.md §7), the
+ * Sends one webhook request: POST of the exact bytes signed, 5 s timeout (docs/api/webhooks.md#delivery-and-retries), the
  * target policy enforced on every address the host name resolves to, redirects not followed.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
@@ -79,7 +79,7 @@ export function sendWebhook(url: string, body: string, headers: Record<string, s
   });
 }
 
-/** contracts.md §7: retry on a transport error, timeout, 408, 429 or 5xx; never a refused target (issue #5 §3). */
+/** docs/api/webhooks.md#delivery-and-retries: retry on a transport error, timeout, 408, 429 or 5xx; never a refused target (issue #5 §3). */
 export function isRetryable(r: SendResult): boolean {
   if (r.refused) return false;
   if (r.statusCode === null) return true;

@@ -1,5 +1,5 @@
 /**
- * Webhook signatures (contracts.md §7): `webhook-signature` = `v1:` + base64(HMAC-SHA256(key, timestamp
+ * Webhook signatures (docs/api/webhooks.md#signature): `webhook-signature` = `v1:` + base64(HMAC-SHA256(key, timestamp
  * + "." + raw body)) where key is the base64-decoded webhook key; one signature per active key,
  * `;`-separated, while a key rotates. The signature covers exactly the bytes sent.
  */

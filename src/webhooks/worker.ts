@@ -1,5 +1,5 @@
 /**
- * The webhook delivery worker (contracts.md §7): claims due outbox events with row locks
+ * The webhook delivery worker (docs/api/webhooks.md#delivery-and-retries): claims due outbox events with row locks
  * (`FOR UPDATE SKIP LOCKED` plus a lease, so several processes never send one event at once and a
  * crashed process's claim expires), signs exactly the bytes it sends, records every attempt
  * (status, latency, error; never patient data), retries transport errors, timeouts, 408, 429 and 5xx
@@ -45,7 +45,7 @@ interface ClaimedEvent {
 }
 
 /**
- * Delay before attempt `n + 1` after `n` failed attempts (contracts.md §7): exponential (`base`, doubling,
+ * Delay before attempt `n + 1` after `n` failed attempts (docs/api/webhooks.md#delivery-and-retries): exponential (`base`, doubling,
  * at most `max`) with equal jitter — uniformly between half of that step and all of it.
  */
 export function backoffMs(attempts: number, base: number, max: number, random: () => number): number {
@@ -70,7 +70,7 @@ async function claim(db: Db, env: Env): Promise<ClaimedEvent[]> {
 /** A developer's receiver, read once per pass however many of the pass's events are theirs. */
 type EndpointLookup = (developerId: string) => Promise<WebhookEndpoint | undefined>;
 
-/** Sends one claimed event and records the outcome (contracts.md §7; the record never holds the body). */
+/** Sends one claimed event and records the outcome (docs/api/webhooks.md#delivery-and-retries; the record never holds the body). */
 async function deliver(db: Db, e: ClaimedEvent, o: Required<WorkerOptions>, endpointOf: EndpointLookup): Promise<void> {
   const now = o.now();
   const endpoint = await endpointOf(e.developer_id);
@@ -141,7 +141,7 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
 }
 
 /**
- * `webhook replay` (contracts.md §2, §7): sends again every delivered, failed or `no_endpoint` event of the
+ * `webhook replay` (docs/api/admin.md#webhooks, docs/api/webhooks.md#delivery-and-retries): sends again every delivered, failed or `no_endpoint` event of the
  * developer since `since`, with a fresh 48-hour window. Changes the developer's own calls made (`skipped`)
  * are never sent.
  */
@@ -156,7 +156,7 @@ export async function replayEvents(db: Db, developerId: string, since: Date): Pr
   return Number(res.numUpdatedRows);
 }
 
-/** `webhook deliveries` (contracts.md §2): what was sent to the developer, newest first (no patient data exists here). */
+/** `webhook deliveries` (docs/api/admin.md#webhooks): what was sent to the developer, newest first (no patient data exists here). */
 export async function listDeliveries(db: Db, developerId: string, limit = 100) {
   return db
     .selectFrom('webhook_deliveries as d')

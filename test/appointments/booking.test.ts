@@ -1,4 +1,4 @@
-/** Appointment create, read, list, participants (interface.md §2.1–2.3, §4.1–4.4; contracts.md §3). */
+/** Appointment create, read, list, participants (docs/api/appointments.md; docs/api/auth.md#scopes). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, clientToken } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
@@ -82,7 +82,7 @@ describe(`booking appointments (${engineName})`, () => {
     expect(res.json().data.confirmation_type).toBe('manual');
   });
 
-  describe('every rule of §2.1 answers 400 naming the field', () => {
+  describe('every patient-field rule answers 400 naming the field', () => {
     const cases: [string, (s: string) => unknown, string][] = [
       ['appointment_type', (s) => ({ ...createBody(PL.ny, s), appointment_type: 'other' }), 'appointment_type'],
       ['missing data', () => ({ appointment_type: 'providers' }), 'data'],
@@ -157,7 +157,7 @@ describe(`booking appointments (${engineName})`, () => {
       expect(list.json().total_count).toBe(0);
     });
 
-    it('unknown appointment: 404 with the §7 body', async () => {
+    it('unknown appointment: 404 with the error body', async () => {
       const res = await e.t.app.inject({ url: '/v1/appointments/00000000-0000-0000-0000-000000000000', headers: bearer(e.token) });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toMatchObject({ error_type: 'invalid_request', errors: [{ field: 'appointment_id' }] });

@@ -1,4 +1,4 @@
-/** The service's own moves (contracts.md §6), sandbox fixtures, and the operator's transition (contracts.md §2). */
+/** The service's own moves (docs/api/appointments.md#moves-the-service-makes), sandbox fixtures, and the operator's transition (docs/api/admin.md#appointment-transitions). */
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

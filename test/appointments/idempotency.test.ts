@@ -1,4 +1,4 @@
-/** Idempotency-Key on POST (contracts.md §8): same key and body → the first answer; other body → 409; per developer, 24 h. */
+/** Idempotency-Key on POST (docs/api/conventions.md#idempotency): same key and body → the first answer; other body → 409; per developer, 24 h. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';

@@ -1,4 +1,4 @@
-/** Confirm, cancel, reschedule, update-status and the §3 table (interface.md §3, §4.5, §4.6, §4.16; contracts.md §4, §6). */
+/** Confirm, cancel, reschedule, update-status and the state table (docs/api/appointments.md#lifecycle, docs/api/appointments.md#confirm, docs/api/appointments.md#arrived-and-no-show, docs/api/README.md#operations; docs/api/appointments.md, docs/api/appointments.md#moves-the-service-makes). */
 import { sql } from 'kysely';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,7 +153,7 @@ describe(`appointment lifecycle (${engineName})`, () => {
     expect((await call('POST', 'confirm', { appointment_id: id })).statusCode).toBe(409);
   });
 
-  it('update-status from any status (§3): arrived is recorded on a cancelled appointment; no_show holds a released time again, or answers 409 when another appointment holds it', async () => {
+  it('update-status from any status: arrived is recorded on a cancelled appointment; no_show holds a released time again, or answers 409 when another appointment holds it', async () => {
     const toPast = async (id: string, hoursAgo: number) =>
       e.t.db.updateTable('appointments')
         .set({ start_time: sql`date_trunc('minute', now()) - make_interval(hours => ${hoursAgo})`, end_time: sql`date_trunc('minute', now()) - make_interval(hours => ${hoursAgo}) + interval '30 minutes'` })

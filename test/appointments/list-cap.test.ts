@@ -1,4 +1,4 @@
-/** GET /v1/appointments never returns more than 1,000 appointments through pagination (interface.md §4.2, §8). */
+/** GET /v1/appointments never returns more than 1,000 appointments through pagination (docs/api/appointments.md#list-appointments, docs/api/conventions.md#limits). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';

@@ -1,4 +1,4 @@
-/** interface.md §1 rule 5 over the appointment endpoints: user bookings belong to that user alone. */
+/** docs/api/auth.md#who-sees-which-appointments over the appointment endpoints: user bookings belong to that user alone. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anonymousToken, bearer, userToken } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';

@@ -54,7 +54,7 @@ describe('appointment attachments', () => {
     expect(json.statusCode).toBe(415);
   });
 
-  it('refuses 10 MB or more while streaming, with the §7 body, and closes the connection', async () => {
+  it('refuses 10 MB or more while streaming, with the error body, and closes the connection', async () => {
     const big = Buffer.concat([PDF, Buffer.alloc(10 * 1024 * 1024, 32)]);
     const res = await upload(appointmentId, { attachment_type: 'community_care_packet' }, file(big, 'big.pdf', 'application/pdf'));
     expect(res.statusCode).toBe(400);

@@ -72,7 +72,7 @@ describe('client credentials grant and the API guard', () => {
     }
   });
 
-  it('answers an unsupported content type with 400 invalid_request (contracts.md §3)', async () => {
+  it('answers an unsupported content type with 400 invalid_request (docs/api/errors.md#errors-of-the-authorization-server)', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/auth/oauth/token', headers: { 'content-type': 'text/csv' }, payload: 'a,b' });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'invalid_request', error_description: expect.any(String) });

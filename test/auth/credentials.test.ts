@@ -1,4 +1,4 @@
-/** `POST /v1/token/anonymous-user` and `POST /v1/credentials/rotate` (contracts.md §3). */
+/** `POST /v1/token/anonymous-user` and `POST /v1/credentials/rotate` (docs/api/auth.md). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';

@@ -28,7 +28,7 @@ describe('OAuth flows with oauth4webapi over HTTP', () => {
     dev = await newDeveloper(t, 'Flow test app', [REDIRECT, 'http://127.0.0.1:9/other']);
     userClient = { client_id: dev.user_client_id };
     await createUser(t.db, { env: 'sandbox', email: 'flow@example.com', password: 'flow-password-1', role: 'patient' });
-    // RFC 8414 metadata at {auth_url}/.well-known/oauth-authorization-server (contracts.md §3).
+    // RFC 8414 metadata at {auth_url}/.well-known/oauth-authorization-server (docs/api/auth.md#keys-and-metadata).
     const issuer = new URL(t.config.authUrl);
     as = await oauth.processDiscoveryResponse(issuer, await fetch(`${t.config.authUrl}/.well-known/oauth-authorization-server`));
   });

@@ -1,5 +1,5 @@
 /**
- * The API's token checks (contracts.md §3, RFC 6750 §3.1, RFC 8725): every forged, expired,
+ * The API's token checks (docs/api/auth.md#authentication-errors, RFC 6750 §3.1, RFC 8725): every forged, expired,
  * misdirected or revoked token is a 401 with `WWW-Authenticate: Bearer error="invalid_token"`.
  */
 import { createHash } from 'node:crypto';

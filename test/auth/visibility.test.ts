@@ -1,4 +1,4 @@
-/** interface.md §1 rule 5, enforced by `src/domain/appointments/visibility.ts`. */
+/** docs/api/auth.md#who-sees-which-appointments, enforced by `src/domain/appointments/visibility.ts`. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import type { Principal } from '../../src/domain/credentials/principal.js';

@@ -168,10 +168,10 @@ export function pathOf(nextUrl: string): string {
   return u.pathname + u.search;
 }
 
-/** Asserts a §7 400 body naming `field`. */
+/** Asserts a 400 error body naming `field`. */
 export function expect400(res: { status: number; body: any }, field: string): void { // eslint-disable-line @typescript-eslint/no-explicit-any
   if (res.status !== 400) throw new Error(`expected 400 naming ${field}, got ${res.status} ${JSON.stringify(res.body)}`);
   const fields = (res.body.errors as { field?: string }[]).map((e) => e.field);
   if (!fields.includes(field)) throw new Error(`expected an error naming ${field}, got ${JSON.stringify(res.body.errors)}`);
-  if (res.body.error_type !== 'invalid_request' || typeof res.body.request_id !== 'string') throw new Error(`not a §7 body: ${JSON.stringify(res.body)}`);
+  if (res.body.error_type !== 'invalid_request' || typeof res.body.request_id !== 'string') throw new Error(`not an error body: ${JSON.stringify(res.body)}`);
 }

@@ -1,5 +1,5 @@
 /**
- * `directory import` (contracts.md §2, docs/directory-format.md): JSON and NDJSON, line-numbered
+ * `directory import` (docs/api/admin.md#directory-import-and-seed, docs/directory-format.md): JSON and NDJSON, line-numbered
  * errors, all-or-nothing, idempotent, change recording; the admin API and the CLI through it; and
  * the generated seed document, which must itself pass import validation.
  */

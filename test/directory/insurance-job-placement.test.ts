@@ -1,5 +1,5 @@
 /**
- * Where the insurance-mapping job runs (contracts.md §1 "Scale-out"): an API process without
+ * Where the insurance-mapping job runs (docs/api/deployment.md#scale-out): an API process without
  * background workers (`serve --no-workers`) only records requests; the background workers
  * (`carebook worker`, or `serve` with workers) apply them.
  */

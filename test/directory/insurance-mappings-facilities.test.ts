@@ -1,5 +1,5 @@
 /**
- * Insurance mappings (interface.md §2.7, §4.14; contracts.md §4) and facilities (beta, contracts.md §4).
+ * Insurance mappings (docs/api/directory.md#reference-data, docs/api/directory.md#insurance-mappings) and facilities (beta, docs/api/directory.md#facilities-beta).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.js';

@@ -1,5 +1,5 @@
 /**
- * What the 72-hour summary calls a profile update (interface.md §2.4): a change to the NPI, name,
+ * What the 72-hour summary calls a profile update (docs/api/directory.md#schedulable-entities): a change to the NPI, name,
  * specialty, address or default visit reason shown by a provider-location. Other edits (statement,
  * photo, phone, a provider-location's booking settings) are not.
  */

@@ -1,4 +1,4 @@
-/** GET /v1/providers (interface.md §2.5, §4.9) and provider-location search and read (contracts.md §4). */
+/** GET /v1/providers (docs/api/directory.md#providers-by-npi) and provider-location search and read (docs/api/directory.md#provider-location-search). */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { expect400, get, loadFixture, NPI, npi, pathOf, PL, type DirectoryFixture } from './fixture.js';

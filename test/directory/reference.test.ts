@@ -1,4 +1,4 @@
-/** NPIs, specialties, visit reasons and insurance plans (interface.md §4.10–4.13, contracts.md §0, §4). */
+/** NPIs, specialties, visit reasons and insurance plans (docs/api/directory.md#reference-data, docs/api/conventions.md#additional-fields, docs/api/directory.md#specialties-and-visit-reasons). */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { expect400, get, loadFixture, NPI, pathOf, type DirectoryFixture } from './fixture.js';

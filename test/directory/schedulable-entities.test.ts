@@ -1,4 +1,4 @@
-/** GET /v1/schedulable_entities (interface.md §2.4, §4.8) and the availability summaries behind it. */
+/** GET /v1/schedulable_entities (docs/api/directory.md#schedulable-entities) and the availability summaries behind it. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Ajv } from 'ajv';
 import { Type } from 'typebox';

@@ -1,5 +1,5 @@
 /**
- * Who may call the directory operations (contracts.md §3): anonymous tokens read providers,
+ * Who may call the directory operations (docs/api/auth.md#scopes): anonymous tokens read providers,
  * provider-locations and reference data; user tokens read them too; schedulable entities need
  * `external.schedulable_entity.read` (user tokens may hold it, anonymous ones never); the
  * insurance-mapping update needs `external.provider_insurance.write`.

@@ -64,7 +64,7 @@ describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
     await h.close();
   });
 
-  it('answers an unknown route with the §7 body and request_id equal to x-request-id', async () => {
+  it('answers an unknown route with the error body and request_id equal to x-request-id', async () => {
     const res = await app.inject({ url: '/v1/does-not-exist' });
     expect(res.statusCode).toBe(404);
     const body = res.json();
@@ -91,7 +91,7 @@ describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
     expect(fields).toEqual(expect.arrayContaining(['email', 'password', 'role']));
   });
 
-  it('names every bad field across path, query and body in one §7 error list', async () => {
+  it('names every bad field across path, query and body in one error list', async () => {
     const fields = async (url: string, payload: unknown) => {
       const res = await app.inject({ method: 'POST', url, payload: payload as object });
       expect(res.statusCode).toBe(400);
@@ -110,7 +110,7 @@ describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
     expect((await app.inject({ method: 'POST', url: '/v1/_parts/it_1?page_size=5', payload: { name: 'a', count: 1 } })).statusCode).toBe(200);
   });
 
-  it('answers malformed JSON with 400 and a wrong content type with 415, both §7', async () => {
+  it('answers malformed JSON with 400 and a wrong content type with 415, both with the error body', async () => {
     const bad = await app.inject({ method: 'POST', url: '/admin/v1/users', headers: { authorization: 'Bearer admin-secret', 'content-type': 'application/json' }, payload: '{"email":' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].message).toMatch(/JSON/);
@@ -157,7 +157,7 @@ describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
     for (const secret of ['PAT-77', 'female', 'non_binary']) expect(text).not.toContain(secret);
   });
 
-  it('answers a value the database cannot read as its type (22P02, 22007, 22008) with 400 §7, not 500', async () => {
+  it('answers a value the database cannot read as its type (22P02, 22007, 22008) with a 400 error body, not 500', async () => {
     logLines.length = 0;
     for (const kind of ['int', 'date', 'overflow']) {
       const res = await app.inject({ url: `/v1/_bad_value/${kind}` });

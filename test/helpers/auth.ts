@@ -4,7 +4,7 @@ import type { NewDeveloper } from '../../src/domain/developers/create-developer.
 import { createUser, EmailTaken } from '../../src/domain/users/create-user.js';
 import type { TestApp } from './app.js';
 
-/** A client-credentials access token (interface.md §5.1); `scope` narrows the grant. */
+/** A client-credentials access token (docs/api/auth.md#client-credentials); `scope` narrows the grant. */
 export async function clientToken(t: TestApp, creds: NewDeveloper, scope?: string): Promise<string> {
   const res = await t.app.inject({
     method: 'POST',
@@ -29,7 +29,7 @@ export function authPath(t: TestApp): string {
 }
 
 /**
- * An anonymous end-user token (interface.md §5.3) for the developer's user client, obtained with
+ * An anonymous end-user token (docs/api/auth.md#anonymous-tokens) for the developer's user client, obtained with
  * `POST /v1/token/anonymous-user` and a client-credentials token.
  */
 export async function anonymousToken(t: TestApp, creds: NewDeveloper): Promise<string> {
@@ -65,7 +65,7 @@ export interface UserTokenResponse {
 export const DEFAULT_USER_SCOPE = 'external.appointment.read external.appointment.write external.schedulable_entity.read';
 
 /**
- * A user access token (interface.md §5.2) through the real authorization code flow: creates the
+ * A user access token (docs/api/auth.md#authorization-code-with-pkce) through the real authorization code flow: creates the
  * login if it does not exist, then drives `GET /authorize` and the sign-in and approval forms with
  * plain form posts (cookies and CSRF token included), and exchanges the code with PKCE S256.
  */

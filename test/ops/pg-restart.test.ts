@@ -1,6 +1,6 @@
 /**
  * Faults (issue #6 §3): PostgreSQL stopped and restarted under load. Meanwhile the API answers 503
- * with the §7 body and Retry-After (never a hang, never a 500 or 401), `/readyz` is 503 and
+ * with the error body and Retry-After (never a hang, never a 500 or 401), `/readyz` is 503 and
  * `/healthz` 200; afterwards it recovers by itself, without restarting the service.
  *
  * Runs a private PostgreSQL cluster (Debian's binaries, as the `postgres` user) so that the machine's

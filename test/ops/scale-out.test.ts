@@ -1,5 +1,5 @@
 /**
- * Scale-out on PostgreSQL (issue #6 §1, contracts.md §1 "Scale-out"): two API processes and two
+ * Scale-out on PostgreSQL (issue #6 §1, docs/api/deployment.md#scale-out): two API processes and two
  * worker sets (a `carebook worker` process and an API started with its workers) as real child
  * processes on one database. Bookings race across processes: no double booking; operator moves'
  * webhook events are each delivered exactly once.

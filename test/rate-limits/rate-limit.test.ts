@@ -33,7 +33,7 @@ describe('rate limits per credential', () => {
 
   const call = (headers: Record<string, string>) => t.app.inject({ url: '/v1/specialties', headers });
 
-  it('counts calls, sets RateLimit headers, and answers 429 with Retry-After and the §7 body', async () => {
+  it('counts calls, sets RateLimit headers, and answers 429 with Retry-After and the error body', async () => {
     const statuses: number[] = [];
     let last;
     for (let i = 0; i < 6; i++) {

@@ -1,4 +1,4 @@
-/** GET /v1/provider_locations/availability (interface.md §4.16, contracts.md §3, §4, §5). */
+/** GET /v1/provider_locations/availability (docs/api/README.md#operations, docs/api/auth.md#scopes, docs/api/availability.md#availability-request, docs/api/availability.md#where-bookable-times-come-from). */
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anonymousToken, bearer, clientToken } from '../helpers/auth.js';

@@ -1,4 +1,4 @@
-/** GET/PUT /v1/providers/{provider_id}/calendar/timeslots (interface.md §4.16, contracts.md §3, §4, §5). */
+/** GET/PUT /v1/providers/{provider_id}/calendar/timeslots (docs/api/README.md#operations, docs/api/calendar.md#access, docs/api/calendar.md, docs/api/availability.md#where-bookable-times-come-from). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, clientToken, userToken } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';

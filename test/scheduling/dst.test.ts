@@ -1,5 +1,5 @@
 /**
- * Availability across daylight-saving changes (contracts.md §5): America/New_York spring-forward and
+ * Availability across daylight-saving changes (docs/api/availability.md#where-bookable-times-come-from): America/New_York spring-forward and
  * fall-back days, America/Phoenix and Pacific/Honolulu (no DST). Computed by `computeAvailability`
  * with an injected `now`, so the transition days are always in the future.
  */

@@ -2,8 +2,8 @@
  * Hostile input (issue #6 §4): property-based requests generated from the running app's own
  * OpenAPI document, over every operation it lists. Malformed JSON, wrong content types, huge bodies
  * and query strings, deep nesting, `__proto__`/`constructor` keys, odd Unicode and wrong types.
- * Whatever comes in: never a 5xx, never a hang, and every /v1 and /admin/v1 error is interface.md §7's
- * body with `request_id` equal to the `x-request-id` header (contracts.md §8). The sign-in page's form
+ * Whatever comes in: never a 5xx, never a hang, and every /v1 and /admin/v1 error is the error body
+ * (docs/api/errors.md#error-body) with `request_id` equal to the `x-request-id` header (docs/api/errors.md#error-body). The sign-in page's form
  * posts, which the document does not list, are fuzzed too.
  */
 import fc from 'fast-check';
@@ -269,7 +269,7 @@ describe('fuzzing every operation of /openapi.json', () => {
     }
   });
 
-  it('answers every generated request of every operation without a 5xx, in time, with the §7 body for /v1 and admin errors', async () => {
+  it('answers every generated request of every operation without a 5xx, in time, with the error body for /v1 and admin errors', async () => {
     const failures: string[] = [];
     for (const op of ops) {
       const hasBody = !['GET', 'HEAD', 'DELETE'].includes(op.method);

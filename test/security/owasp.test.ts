@@ -195,7 +195,7 @@ describe(`OWASP API Security Top 10 (2023) (${engineName})`, () => {
         const keys = [...keysOf(res.json())];
         expect(keys.filter((k) => /secret|hash|password|salt|private|^env$|^developer_id$|^user_id$|token/i.test(k)), res.body).toEqual([]);
       }
-      // Patient fields appear only in participants (interface.md §2.3), never in appointment records.
+      // Patient fields appear only in participants (docs/api/appointments.md#participants), never in appointment records.
       for (const res of responses.slice(0, 3)) {
         const text = res.body;
         for (const v of ['Lovelace', '1990-05-17', 'ada@example.org', '2125550123']) expect(text).not.toContain(v);
@@ -213,7 +213,7 @@ describe(`OWASP API Security Top 10 (2023) (${engineName})`, () => {
       }
     });
 
-    it('limits requests per credential: 429 with the §7 body, Retry-After and RateLimit headers', async () => {
+    it('limits requests per credential: 429 with the error body, Retry-After and RateLimit headers', async () => {
       const t = await testApp({ RATE_LIMIT_PER_MINUTE: '5' });
       try {
         const dev = await newDeveloper(t);

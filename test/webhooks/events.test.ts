@@ -1,5 +1,5 @@
 /**
- * What an outbox event carries and records (contracts.md §7; issue #5 §1–2): `changed_attributes` with an
+ * What an outbox event carries and records (docs/api/webhooks.md#event-body; issue #5 §1–2): `changed_attributes` with an
  * upload's `attachment_type`, events that found no receiver (replayable, unlike the developer's own
  * changes), the tenant columns of every delivery record, and migration 0006 on rows of the old shape.
  */

@@ -1,6 +1,6 @@
 /**
  * A real HTTP receiver on 127.0.0.1 for webhook tests, with its own signature check written from
- * contracts.md §7 (deliberately not the project's signer).
+ * docs/api/webhooks.md#signature (deliberately not the project's signer).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -14,7 +14,7 @@ export interface Received {
   verifiedWith: string[];
 }
 
-/** contracts.md §7: v1:base64(HMAC-SHA256(base64-decoded key, `${timestamp}.${raw body}`)), several `;`-separated. */
+/** docs/api/webhooks.md#signature: v1:base64(HMAC-SHA256(base64-decoded key, `${timestamp}.${raw body}`)), several `;`-separated. */
 export function verify(keyB64: string, timestamp: string, raw: string, header: string): boolean {
   const expected = createHmac('sha256', Buffer.from(keyB64, 'base64')).update(`${timestamp}.${raw}`).digest();
   return header.split(';').some((part) => {

@@ -1,5 +1,5 @@
 /**
- * Key rotation measured from the key change itself (contracts.md §7), and refused targets that are
+ * Key rotation measured from the key change itself (docs/api/webhooks.md#registering-a-receiver), and refused targets that are
  * never retried (issue #5 §3), whatever the refusal's wording.
  */
 import { randomBytes } from 'node:crypto';

@@ -32,7 +32,7 @@ export type AuthorizeCheck =
   | { kind: 'error-page'; message: string }
   | { kind: 'redirect-error'; redirectUri: string; state: string | null; error: string; description: string };
 
-/** The `audience` values the authorize endpoint accepts in this environment (interface.md §5.2 step 2). */
+/** The `audience` values the authorize endpoint accepts in this environment (docs/api/auth.md#authorization-code-with-pkce). */
 export function acceptedAuthorizeAudiences(config: Config): string[] {
   return [config.appEnv === 'production' ? 'DeveloperApiPatient' : 'DeveloperApiPatient-Sandbox', config.audience];
 }

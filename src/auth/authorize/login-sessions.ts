@@ -1,5 +1,5 @@
 /**
- * Login sessions of the sign-in page (interface.md §5.2: 30 minutes of inactivity, one day at most).
+ * Login sessions of the sign-in page (docs/api/auth.md#lifetimes: 30 minutes of inactivity, one day at most).
  * The browser holds a random session id in an HttpOnly cookie; the database holds its SHA-256.
  */
 import type { Db } from '../../db/database.js';

@@ -1,6 +1,6 @@
 /**
  * The pages of `GET {auth_url}/authorize` (issue #3 §2): sign in, sign up (patients), approval
- * (with the offline-access message of interface.md §5.2 step 5) and the error page shown when the
+ * (with the offline-access message of docs/api/auth.md#refresh-tokens) and the error page shown when the
  * client cannot be redirected to (RFC 6749 §4.1.2.1). Plain HTML forms: no JavaScript anywhere.
  */
 import { html, page, type Html, type RenderedPage } from './html.js';

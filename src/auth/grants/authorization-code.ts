@@ -1,5 +1,5 @@
 /**
- * The authorization code grant (RFC 6749 §4.1.3, interface.md §5.2 step 4) with PKCE S256 required
+ * The authorization code grant (RFC 6749 §4.1.3, docs/api/auth.md#authorization-code-with-pkce) with PKCE S256 required
  * (RFC 7636 §4.5–4.6). A code is single-use, lives 60 seconds and is bound to the client, the
  * redirect URI and the code verifier. Presenting a used code again revokes every token issued with
  * it (RFC 6749 §4.1.2, RFC 9700 §4.5).

@@ -1,5 +1,5 @@
 /**
- * The client credentials grant (RFC 6749 §4.4, interface.md §5.1): a confidential client gets a token
+ * The client credentials grant (RFC 6749 §4.4, docs/api/auth.md#client-credentials): a confidential client gets a token
  * for its developer, with `audience` equal to the environment's `${PUBLIC_BASE_URL}/`.
  */
 import type { Config } from '../../config.js';

@@ -1,5 +1,5 @@
 /**
- * The refresh token grant (RFC 6749 §6, interface.md §5.2 step 5). Refresh tokens exist only for
+ * The refresh token grant (RFC 6749 §6, docs/api/auth.md#refresh-tokens). Refresh tokens exist only for
  * families granted `offline_access`; each use rotates the token, and presenting a used one again
  * revokes the whole family (RFC 9700 §4.14.2). A refresh token lasts 15 days without use and never
  * beyond 30 days after the sign-in.

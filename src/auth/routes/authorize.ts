@@ -1,5 +1,5 @@
 /**
- * `GET {auth_url}/authorize` and its forms (RFC 6749 §4.1.1–4.1.2, RFC 7636, interface.md §5.2):
+ * `GET {auth_url}/authorize` and its forms (RFC 6749 §4.1.1–4.1.2, RFC 7636, docs/api/auth.md#authorization-code-with-pkce):
  * sign in, patient sign-up, approval, deny. Server-rendered, works without JavaScript.
  *
  * Protections: CSRF tokens bound to a browser cookie on every form (RFC 9700 §4.7), `Origin`

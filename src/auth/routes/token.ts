@@ -1,5 +1,5 @@
 /**
- * `POST {auth_url}/oauth/token` (RFC 6749 §3.2, contracts.md §3): JSON or form-encoded body, client
+ * `POST {auth_url}/oauth/token` (RFC 6749 §3.2, docs/api/errors.md#errors-of-the-authorization-server): JSON or form-encoded body, client
  * authentication by body or HTTP Basic, errors as RFC 6749 §5.2. Grants: `client_credentials`
  * (§4.4), `authorization_code` with PKCE (§4.1.3, RFC 7636) and `refresh_token` (§6).
  */
@@ -20,7 +20,7 @@ export interface TokenRouteDeps {
   config: Config;
   db: Db;
   keys: KeyStore;
-  /** Per-address limit of token requests (contracts.md §8); none when undefined. */
+  /** Per-address limit of token requests (docs/api/conventions.md#rate-limits); none when undefined. */
   limiter?: RateLimiter | undefined;
 }
 

@@ -1,4 +1,4 @@
-/** `carebook webhook set | deliveries | replay` (contracts.md §2). */
+/** `carebook webhook set | deliveries | replay` (docs/api/admin.md). */
 import { InvalidArgumentError, type Command } from 'commander';
 import { setWebhookEndpoint } from '../../webhooks/endpoints.js';
 import { listDeliveries, replayEvents } from '../../webhooks/worker.js';

@@ -1,5 +1,5 @@
 /**
- * Webhook events, keys and delivery records (issue #5; contracts.md §7). Imports only Kysely.
+ * Webhook events, keys and delivery records (issue #5; docs/api/webhooks.md). Imports only Kysely.
  * - `outbox_events.changed_attributes`: text[] of paths → jsonb `[{attribute_path, attachment_type?}]`,
  *   so `patient.uploaded_attachments` can carry its `attachment_type`; existing rows keep their paths in order.
  * - `outbox_events.status` gains `no_endpoint`: an event that could not be sent because the developer had no

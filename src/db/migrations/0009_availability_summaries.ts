@@ -3,7 +3,8 @@
  * under 300 ms). Imports only Kysely.
  *
  * - `availability_summaries`: one row per provider-location with the summary that directory listings
- *   show (interface.md §2.4 `new_patient_availability` / `existing_patient_availability`, §2.5
+ *   show (docs/api/directory.md#schedulable-entities `new_patient_availability` /
+ *   `existing_patient_availability`, docs/api/directory.md#providers-by-npi
  *   `first_availability_date_in_provider_local_time`) and the instant it was computed for
  *   (`computed_at`, the computation's "now"). Derived data: a background loop recomputes the rows of
  *   active provider-locations before they are older than the listings may show (60 s); listings

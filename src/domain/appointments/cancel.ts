@@ -1,5 +1,5 @@
 /**
- * `POST /v1/appointments/cancel` (interface.md §4.16, §3; contracts.md §4): cancels any non-cancelled
+ * `POST /v1/appointments/cancel` (docs/api/README.md#operations, docs/api/appointments.md#lifecycle; docs/api/appointments.md#cancel): cancels any non-cancelled
  * appointment the table allows, releases its held time, and records the reason. `cancellation_reason`
  * (free text) is accepted only with the types `other_patient_reason` and `other_provider_reason`.
  */

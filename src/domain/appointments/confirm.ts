@@ -1,4 +1,4 @@
-/** `POST /v1/appointments/confirm` (interface.md §4.5, §3): pending_booking → confirmed; otherwise a `conflict` naming the status. */
+/** `POST /v1/appointments/confirm` (docs/api/appointments.md#confirm, docs/api/appointments.md#lifecycle): pending_booking → confirmed; otherwise a `conflict` naming the status. */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Principal } from '../credentials/principal.js';

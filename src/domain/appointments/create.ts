@@ -1,5 +1,5 @@
 /**
- * Booking (interface.md §4.1, §2.1; contracts.md §5, §6): validates the request, checks the start
+ * Booking (docs/api/appointments.md#create-an-appointment; docs/api/appointments.md#no-double-booking, docs/api/appointments.md#moves-the-service-makes): validates the request, checks the start
  * time against the schedule, and in one atomic statement stores the patient and the appointment, holds
  * the time (the database refuses an overlap: `conflict`), and writes the outbox event and the audit record.
  */
@@ -176,7 +176,7 @@ function versionGuard(env: string, providerId: string, v: ContextVersions): Inse
 }
 
 /**
- * The booking's one atomic statement (contracts.md §5, §7): the patient, the appointment, its held
+ * The booking's one atomic statement (docs/api/appointments.md#no-double-booking, docs/api/webhooks.md#delivery-and-retries): the patient, the appointment, its held
  * time (the no-overlap constraint refuses a taken time: `conflict`), the outbox event and the audit record,
  * returning the appointment row as one JSON array (`APPOINTMENT_RETURNING`); no row and nothing
  * inserted when `versions` no longer hold (the directory or the provider's calendar changed).
@@ -234,7 +234,7 @@ export function bookingStatement(statementTexts: Map<string, string>, w: Booking
       pending_start_time: null,
       pending_end_time: null,
       appointment_status: 'pending_booking',
-      // contracts.md §6: auto bookings are `pending_evaluation` until the evaluator decides.
+      // docs/api/appointments.md#moves-the-service-makes: auto bookings are `pending_evaluation` until the evaluator decides.
       confirmation_type: manual ? 'manual' : 'pending_evaluation',
       visit_type: pl.visitType,
       is_provider_resource: pl.isProviderResource,

@@ -1,5 +1,5 @@
 /**
- * The booking evaluator (contracts.md §6): a background loop that claims due appointments
+ * The booking evaluator (docs/api/appointments.md#moves-the-service-makes): a background loop that claims due appointments
  * (`evaluate_after <= now`, `FOR UPDATE SKIP LOCKED`, so any number of processes can run it and
  * nothing is evaluated twice) and moves them:
  * - `pending_booking` (auto): `confirmed` when the schedule still offers the time, else `booking_failed`

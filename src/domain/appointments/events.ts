@@ -1,6 +1,6 @@
 /**
  * What every appointment change writes in its own transaction: the webhook event into the outbox
- * (contracts.md §7) and an audit record of who did it.
+ * (docs/api/webhooks.md#event-body) and an audit record of who did it.
  *
  * Decision: every change writes its event. A change the developer's own API calls made (a client or
  * user credential of that developer) is written with status `skipped`, so the delivery worker, which
@@ -18,7 +18,7 @@ export type Actor =
   | { kind: 'operator'; requestId?: string }
   | { kind: 'service' };
 
-/** One entry of `changed_attributes` (contracts.md §7), e.g. `patient.uploaded_attachments` with its `attachment_type`. */
+/** One entry of `changed_attributes` (docs/api/webhooks.md#event-body), e.g. `patient.uploaded_attachments` with its `attachment_type`. */
 export interface ChangedAttribute {
   attribute_path: string;
   attachment_type?: string;
@@ -35,13 +35,13 @@ export interface ChangeRecord {
   action: string;
 }
 
-/** `changed_attributes` as stored (jsonb) and sent: `[{attribute_path, attachment_type?}]` (contracts.md §7). */
+/** `changed_attributes` as stored (jsonb) and sent: `[{attribute_path, attachment_type?}]` (docs/api/webhooks.md#event-body). */
 export function changedAttributes(list: ChangeRecord['changedAttributes']): ChangedAttribute[] {
   return list.map((a) => (typeof a === 'string' ? { attribute_path: a } : { ...a }));
 }
 
 /**
- * The outbox row of a change (contracts.md §7): `skipped` when the developer's own call made it (see the
+ * The outbox row of a change (docs/api/webhooks.md#event-body): `skipped` when the developer's own call made it (see the
  * module comment); `changed_attributes` is written as JSON text for the jsonb column.
  */
 export function outboxRecord(actor: Actor, c: ChangeRecord): Insertable<OutboxEventsTable> {

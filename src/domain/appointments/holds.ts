@@ -1,5 +1,5 @@
 /**
- * Holding and releasing a provider's time (contracts.md §5): a row in `appointment_holds` is held
+ * Holding and releasing a provider's time (docs/api/appointments.md#no-double-booking): a row in `appointment_holds` is held
  * time; the database's exclusion constraint refuses two appointments' overlapping holds.
  */
 import type { Transaction } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/appointments` (interface.md §4.2, §8): every filter and sort of §4.2 over the appointments
+ * `GET /v1/appointments` (docs/api/appointments.md#list-appointments, docs/api/conventions.md#limits): every filter and sort of the listing over the appointments
  * the caller may see, paginated, with at most 1,000 appointments reachable through pagination.
  */
 import { sql, type Kysely } from 'kysely';
@@ -8,7 +8,7 @@ import type { Principal } from '../credentials/principal.js';
 import { selectRecord, type AppointmentRow } from './record.js';
 import { visibleAppointments } from './visibility.js';
 
-/** Appointments reachable through pagination in total (interface.md §8). */
+/** Appointments reachable through pagination in total (docs/api/conventions.md#limits). */
 export const LIST_CAP = 1000;
 
 export interface ListFilter {

@@ -1,5 +1,5 @@
 /**
- * The operator's move of an appointment (contracts.md §2 `appointment transition ID --to STATUS
+ * The operator's move of an appointment (docs/api/admin.md#appointment-transitions `appointment transition ID --to STATUS
  * [--reason-type T]`, `POST /admin/v1/appointments/{id}/transition`): a provider- or service-side
  * move that fires the webhook like any other change. Moves the table does not allow are a `conflict`
  * naming the current status.

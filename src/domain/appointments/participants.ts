@@ -1,5 +1,5 @@
 /**
- * `GET /v1/appointments/{appointment_id}/participants` (interface.md §4.4, §2.3; contracts.md §0):
+ * `GET /v1/appointments/{appointment_id}/participants` (docs/api/appointments.md#participants; docs/api/conventions.md#additional-fields):
  * the patient of a visible appointment, with the provider and location ids and the patient's
  * uploaded attachments.
  */

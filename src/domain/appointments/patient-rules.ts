@@ -1,5 +1,5 @@
 /**
- * The rules of interface.md §2.1 that a JSON schema does not express (types, required fields, enums
+ * The rules of docs/api/appointments.md#create-an-appointment that a JSON schema does not express (types, required fields, enums
  * and lengths are in the route schema): phone digits, ZIP, state code, real dates, gender
  * combinations, e-mail shape, and an insurance object that says either a plan or self-pay
  * (docs/scheduling.md, "Who a location takes bookings from"). Each failure names its field.

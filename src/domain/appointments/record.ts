@@ -1,5 +1,5 @@
 /**
- * Appointment records as the API shows them (interface.md §2.2): the create-response fields (column
+ * Appointment records as the API shows them (docs/api/appointments.md#appointment-records): the create-response fields (column
  * C) and the full record (column R), with `start_time` in the provider's own UTC offset.
  */
 import type { Kysely, SelectQueryBuilder } from 'kysely';
@@ -111,7 +111,7 @@ export function waitingRoomPath(publicBaseUrl: string, row: Pick<AppointmentRow,
   return row.visit_type === 'platform_video_service' ? `${publicBaseUrl}/waiting-room/${row.id}` : undefined;
 }
 
-/** Column C of interface.md §2.2. */
+/** The fields of create and reschedule answers (docs/api/appointments.md#appointment-records). */
 export function createFields(row: AppointmentRow, publicBaseUrl: string): CreateFields {
   const out: CreateFields = {
     appointment_id: row.id,
@@ -130,7 +130,7 @@ export function createFields(row: AppointmentRow, publicBaseUrl: string): Create
 }
 
 /**
- * Column R of interface.md §2.2. Pass a long-lived `clock` to memoise the zone offset formatting
+ * The fields of reads and lists (docs/api/appointments.md#appointment-records). Pass a long-lived `clock` to memoise the zone offset formatting
  * (Luxon's zone lookup is most of the cost of a record).
  */
 export function fullRecord(row: AppointmentRow, publicBaseUrl: string, clock?: LocalClock): FullRecord {
@@ -161,7 +161,7 @@ export function fullRecord(row: AppointmentRow, publicBaseUrl: string, clock?: L
   };
 }
 
-/** The short answer of confirm, cancel and update-status (interface.md §2.2 last paragraph). */
+/** The short answer of confirm, cancel and update-status (docs/api/appointments.md#appointment-records). */
 export function statusFields(row: Pick<AppointmentRow, 'id' | 'appointment_status' | 'developer_patient_id'>) {
   return {
     appointment_id: row.id,

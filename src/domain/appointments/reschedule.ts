@@ -1,5 +1,5 @@
 /**
- * `POST /v1/appointments/reschedule` (interface.md §4.16, §3; contracts.md §4, §6): only the time
+ * `POST /v1/appointments/reschedule` (docs/api/README.md#operations, docs/api/appointments.md#lifecycle; docs/api/appointments.md#reschedule, docs/api/appointments.md#moves-the-service-makes): only the time
  * changes. The new time must be offered by the schedule (`invalid` `start_time`) and free (`conflict`); the
  * appointment becomes `pending_reschedule` holding the new time next to its current one, and the
  * evaluator later moves it to `rescheduled` (old time released) or `reschedule_failed` (old time kept).

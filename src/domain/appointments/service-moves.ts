@@ -1,6 +1,5 @@
 /**
- * The moves the service (evaluator) and the operator make (contracts.md §2 `appointment transition`,
- * §6): confirm or fail a booking, resolve a reschedule. Each runs on a locked row inside the
+ * The moves the service (evaluator) and the operator make (docs/api/admin.md#appointment-transitions `appointment transition`, docs/api/appointments.md#moves-the-service-makes): confirm or fail a booking, resolve a reschedule. Each runs on a locked row inside the
  * caller's transaction and writes its outbox event (delivered: not the developer's own call).
  */
 import { sql, type Transaction } from 'kysely';

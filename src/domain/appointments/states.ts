@@ -1,5 +1,5 @@
 /**
- * The appointment state table (interface.md §3, contracts.md §6): which client moves each status
+ * The appointment state table (docs/api/appointments.md#lifecycle, docs/api/appointments.md#moves-the-service-makes): which client moves each status
  * admits. A move the table does not admit is a `conflict` naming the current status.
  */
 import type { AppointmentStatus } from '../../db/schema.js';
@@ -9,7 +9,7 @@ export const APPOINTMENT_STATUSES: AppointmentStatus[] = [
   'pending_booking', 'confirmed', 'booking_failed', 'cancelled', 'no_show', 'pending_reschedule', 'rescheduled', 'reschedule_failed',
 ];
 
-/** Statuses whose current time is held (live appointments, contracts.md §5). */
+/** Statuses whose current time is held (live appointments, docs/api/appointments.md#no-double-booking). */
 export const LIVE_STATUSES: AppointmentStatus[] = ['pending_booking', 'confirmed', 'no_show', 'pending_reschedule', 'rescheduled', 'reschedule_failed'];
 
 export type ClientMove = 'confirm' | 'cancel' | 'reschedule' | 'arrived' | 'no_show';
@@ -18,7 +18,7 @@ const ALLOWED: Record<ClientMove, AppointmentStatus[]> = {
   confirm: ['pending_booking'],
   cancel: ['pending_booking', 'booking_failed', 'confirmed', 'pending_reschedule', 'reschedule_failed', 'rescheduled'],
   reschedule: ['pending_booking', 'confirmed', 'pending_reschedule', 'rescheduled'],
-  // interface.md §3: "any". `arrived` moves no time. `no_show` of a cancelled or failed booking holds
+  // docs/api/appointments.md#lifecycle: "any". `arrived` moves no time. `no_show` of a cancelled or failed booking holds
   // its time again, and is a `conflict` when another appointment holds it now (update-status.ts).
   arrived: APPOINTMENT_STATUSES,
   no_show: APPOINTMENT_STATUSES,
@@ -32,7 +32,7 @@ export function assertMove(move: ClientMove, status: AppointmentStatus): void {
   throw conflict(`appointment cannot be ${verb}: current status is ${status}`, 'appointment_status');
 }
 
-/** Operator and service moves (contracts.md §2 `appointment transition`, §6). */
+/** Operator and service moves (docs/api/admin.md#appointment-transitions `appointment transition`, docs/api/appointments.md#moves-the-service-makes). */
 export type OperatorTarget = 'confirmed' | 'booking_failed' | 'cancelled' | 'rescheduled' | 'reschedule_failed';
 
 const OPERATOR_FROM: Record<OperatorTarget, AppointmentStatus[]> = {

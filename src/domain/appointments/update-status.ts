@@ -1,8 +1,8 @@
 /**
- * `PUT /v1/appointments/update-status` (interface.md §4.6, §3, §8; contracts.md §6): `arrived` is
+ * `PUT /v1/appointments/update-status` (docs/api/appointments.md#arrived-and-no-show, docs/api/appointments.md#lifecycle, docs/api/conventions.md#limits; docs/api/appointments.md#moves-the-service-makes): `arrived` is
  * recorded on the appointment (its status does not change); `no_show` only when the start time is in
  * the past and at most 2 days old, otherwise a `conflict` naming the current status. Both are allowed from any
- * status (§3). A `no_show` appointment is live (contracts.md §5), so marking a cancelled or failed
+ * status. A `no_show` appointment is live (docs/api/appointments.md#no-double-booking), so marking a cancelled or failed
  * booking `no_show` holds its time again; when another appointment holds that time now, a `conflict`.
  */
 import { sql, type Kysely } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * The one place where appointment visibility (interface.md §1 rule 5) is decided. Every appointment
+ * The one place where appointment visibility (docs/api/auth.md#who-sees-which-appointments) is decided. Every appointment
  * query — list, read, participants, attachments, confirm, cancel, reschedule, update-status — starts
  * from `visibleAppointments` (reads) or filters with `appointmentVisibleTo` (updates, deletes, joins):
  *

@@ -1,5 +1,5 @@
 /**
- * Appointment attachments (interface.md §4.7, §3, §8; contracts.md §4): jpg, png, pdf or docx,
+ * Appointment attachments (docs/api/attachments.md#upload-an-attachment, docs/api/appointments.md#lifecycle, docs/api/conventions.md#limits; docs/api/attachments.md#download-an-attachment): jpg, png, pdf or docx,
  * decided by the file's content (never its name or declared type), under 10 MB, not in a failed
  * state nor more than 7 days after the appointment; several of one type allowed. Stored with the
  * appointment in the database. An upload is an appointment change: it writes its outbox event
@@ -123,7 +123,7 @@ export async function uploadAttachment(
   });
 }
 
-/** One attachment's bytes, for whoever may read the appointment (contracts.md §4). */
+/** One attachment's bytes, for whoever may read the appointment (docs/api/attachments.md#download-an-attachment). */
 export async function downloadAttachment(
   db: Kysely<Database>,
   principal: Principal,

@@ -1,6 +1,5 @@
 /**
- * Which provider-locations accept an insurance plan or any plan of a carrier (contracts.md §4
- * availability `insurance_plan_id`, `insurance_carrier_id`): the plans mapped to the
+ * Which provider-locations accept an insurance plan or any plan of a carrier (docs/api/availability.md#availability-request `insurance_plan_id`, `insurance_carrier_id`): the plans mapped to the
  * provider-location, or to its practice when the practice manages insurance.
  */
 import { sql, type Kysely } from 'kysely';

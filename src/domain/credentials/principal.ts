@@ -1,5 +1,5 @@
 /**
- * Who is calling (interface.md §1 rule 4, §5): a developer's machine credential, a signed-in
+ * Who is calling (docs/api/auth.md#credentials, docs/api/auth.md): a developer's machine credential, a signed-in
  * patient or provider, or an anonymous end user of a developer's app.
  */
 import type { Env } from '../../db/schema.js';

@@ -1,4 +1,4 @@
-/** Scopes of contracts.md §3. */
+/** Scopes of docs/api/auth.md#scopes. */
 export const CLIENT_CREDENTIALS_SCOPES = [
   'external.appointment.read',
   'external.appointment.write',

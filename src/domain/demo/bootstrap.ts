@@ -1,5 +1,5 @@
 /**
- * First start of a sandbox (contracts.md §2): on an empty database, create a demo directory and a
+ * First start of a sandbox (docs/api/sandbox.md#demo-developer): on an empty database, create a demo directory and a
  * demo developer whose directory it is, and write its credentials to `${DATA_DIR}/demo-credentials.json`
  * (mode 0600). Later starts change nothing but the sandbox fixtures, which are kept current.
  *

@@ -1,5 +1,5 @@
 /**
- * Onboards a developer (contracts.md §2 `developer create`): one machine-to-machine credential with
+ * Onboards a developer (docs/api/admin.md#developers `developer create`): one machine-to-machine credential with
  * every client-credentials scope, and one public user client (authorization code + PKCE) with the
  * given redirect URIs. The client secret is returned once and stored only as a hash.
  */
@@ -104,7 +104,7 @@ export async function insertDeveloper(
     ])
     .execute();
   if (input.env === 'sandbox') {
-    // The sandbox fixtures belong to every sandbox developer's directory (contracts.md §6).
+    // The sandbox fixtures belong to every sandbox developer's directory (docs/api/sandbox.md#fixture-provider-locations).
     await trx
       .insertInto('developer_provider_locations')
       .columns(['env', 'developer_id', 'provider_location_id'])

@@ -1,4 +1,4 @@
-/** The operator's per-developer rate-limit override (contracts.md §8); null restores the default. */
+/** The operator's per-developer rate-limit override (docs/api/conventions.md#rate-limits); null restores the default. */
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
 

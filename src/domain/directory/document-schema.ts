@@ -1,7 +1,7 @@
 /**
  * The JSON Schema of the directory document (docs/directory-format.md, docs/directory.schema.json):
  * one schema per record kind, and the whole JSON document. `DirectoryDocument` (document.ts) is the
- * TypeScript view of the same shape. Constraints mirror the database's checks and interface.md §2
+ * TypeScript view of the same shape. Constraints mirror the database's checks and docs/api/conventions.md#identifiers
  * identifier shapes, so a document that validates here writes without a constraint error.
  */
 import { Type, type TSchema } from 'typebox';

@@ -76,5 +76,5 @@ export interface DirectoryDocument {
   facilities?: { id: string; name: string; npi?: string; building_type: 'clinic' | 'hospital'; provider_location_id: string }[];
 }
 
-/** A provider-location id: the provider id and the location id joined by a pipe (interface.md §2). */
+/** A provider-location id: the provider id and the location id joined by a pipe (docs/api/conventions.md#identifiers). */
 export const providerLocationId = (providerId: string, locationId: string): string => `${providerId}|${locationId}`;

@@ -1,5 +1,5 @@
 /**
- * Facilities (beta; contracts.md §4 `GET /v1-beta/facilities`): clinics and hospitals whose schedule
+ * Facilities (beta; docs/api/directory.md#facilities-beta `GET /v1-beta/facilities`): clinics and hospitals whose schedule
  * is a provider-location in the caller's directory, found by NPI or by ZIP and distance.
  */
 import { sql, type RawBuilder } from 'kysely';

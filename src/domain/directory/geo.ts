@@ -1,6 +1,6 @@
 /**
  * ZIP centroids (the maintained `zipcodes` package, as the seed uses) and great-circle distance in
- * miles, in SQL so that search filters and sorts in the database (contracts.md §4, search by ZIP).
+ * miles, in SQL so that search filters and sorts in the database (docs/api/directory.md#provider-location-search, search by ZIP).
  */
 import { sql, type RawBuilder } from 'kysely';
 import zipcodes from 'zipcodes';

@@ -1,5 +1,5 @@
 /**
- * A provider-location's insurance mappings (interface.md §2.7, §4.14; contracts.md §4): the plans
+ * A provider-location's insurance mappings (docs/api/directory.md#reference-data, docs/api/directory.md#insurance-mappings): the plans
  * it accepts, the plans it could accept (active, covering its state, of its care categories) grouped
  * by carrier and network, and asynchronous change requests applied by a background job
  * (`applyPendingInsuranceMappings`, run by src/jobs/insurance-mappings.ts).
@@ -80,7 +80,7 @@ export type MappingRequestResult =
   /** Sandbox only: other developers' directories hold the provider-location too (docs/decisions/0007). */
   | { kind: 'shared_in_sandbox' };
 
-/** Records a change request (contracts.md §4); the job applies it shortly after. */
+/** Records a change request (docs/api/directory.md#insurance-mappings); the job applies it shortly after. */
 export async function requestInsuranceMappingChange(
   db: Db,
   caller: DirectoryCaller,

@@ -1,5 +1,5 @@
 /**
- * Insurance plans (interface.md §2.6, §4.12, §4.13; contracts.md §0): served with `carrier: {id, name}`,
+ * Insurance plans (docs/api/directory.md#insurance-plans; docs/api/conventions.md#additional-fields): served with `carrier: {id, name}`,
  * `plan_type` and the same value as `network_type`; the listing filters by either name.
  */
 import { sql } from 'kysely';
@@ -67,7 +67,7 @@ function toPlan(r: Row): InsurancePlan {
   };
 }
 
-/** Plans matching the filters of interface.md §4.12, ordered by id. */
+/** Plans matching the filters of docs/api/directory.md#insurance-plans, ordered by id. */
 export async function listInsurancePlans(
   db: Db,
   env: Env,

@@ -1,4 +1,4 @@
-/** The NPI reference list (interface.md §2.7 "NPI list", §4.10): distinct NPIs of the caller's active providers. */
+/** The NPI reference list (docs/api/directory.md#npi-list): distinct NPIs of the caller's active providers. */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { DirectoryCaller } from './visible.js';

@@ -1,5 +1,5 @@
 /**
- * Provider-location search (contracts.md §4 `GET /v1/provider_locations`, interface.md §4.16): by
+ * Provider-location search (docs/api/directory.md#provider-location-search `GET /v1/provider_locations`, docs/api/README.md#operations): by
  * the patient's ZIP and distance, a specialty or visit reason, accepted insurance and visit type,
  * nearest first, in the caller's directory. Candidates are the search rows of one term
  * (`provider_location_search`, migration 0008, kept by `writeDirectory`): in-person ones by a

@@ -1,7 +1,7 @@
 /**
- * The ProviderLocation resource (contracts.md §4 "ProviderLocation"), built for a set of ids in the
+ * The ProviderLocation resource (docs/api/directory.md#the-providerlocation-resource), built for a set of ids in the
  * caller's directory with three queries whatever the count (rows, specialty names, availability).
- * Shared by provider-location search and read, the provider search (interface.md §2.5) and facilities.
+ * Shared by provider-location search and read, the provider search (docs/api/directory.md#providers-by-npi) and facilities.
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
@@ -113,7 +113,7 @@ export function fullName(first: string, last: string, title: string | null): str
 
 /**
  * Loads the views of `ids` that are in the caller's directory (others are absent from the map).
- * `insurancePlanId` drives `accepts_patient_insurance` (interface.md §2.5); `distances` (miles)
+ * `insurancePlanId` drives `accepts_patient_insurance` (docs/api/directory.md#providers-by-npi); `distances` (miles)
  * fills `distance_to_patient_mi`; with `cache`, recent availability summaries are reused
  * (src/domain/availability/summary-cache.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * Provider search by NPI (interface.md §2.5, §4.9): one element per requested NPI, in request order,
+ * Provider search by NPI (docs/api/directory.md#providers-by-npi): one element per requested NPI, in request order,
  * each with the providers of that NPI in the caller's directory and their in-person and virtual
  * locations. `insurancePlanId` drives `accepts_patient_insurance`.
  */

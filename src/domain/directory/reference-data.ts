@@ -1,5 +1,5 @@
 /**
- * Reference data of the environment (interface.md §2.7, §4.11; contracts.md §4): specialties and
+ * Reference data of the environment (docs/api/directory.md#reference-data, docs/api/directory.md#specialties-and-visit-reasons): specialties and
  * visit reasons. They describe the directory's vocabulary and are the same for every developer.
  */
 import { sql } from 'kysely';
@@ -42,7 +42,7 @@ function toSpecialty(r: { id: string; name: string; care_category: Specialty['ca
   };
 }
 
-/** Specialties, by id, optionally of one care category (interface.md §4.11). */
+/** Specialties, by id, optionally of one care category (docs/api/directory.md#specialties-and-visit-reasons). */
 export async function listSpecialties(
   db: Db,
   env: Env,
@@ -70,7 +70,7 @@ export async function getSpecialty(db: Db, env: Env, id: string): Promise<Specia
   return r ? toSpecialty(r) : undefined;
 }
 
-/** Visit reasons, by id, optionally of one specialty (contracts.md §4). */
+/** Visit reasons, by id, optionally of one specialty (docs/api/directory.md#specialties-and-visit-reasons). */
 export async function listVisitReasons(
   db: Db,
   env: Env,

@@ -1,5 +1,5 @@
 /**
- * Sandbox fixture provider-locations (contracts.md §6): they always exist in the sandbox, belong to
+ * Sandbox fixture provider-locations (docs/api/sandbox.md#fixture-provider-locations): they always exist in the sandbox, belong to
  * every sandbox developer's directory, and force the booking outcome their names say.
  */
 import type { Transaction } from 'kysely';

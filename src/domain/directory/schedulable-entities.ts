@@ -1,5 +1,5 @@
 /**
- * Schedulable entities (interface.md §2.4, §4.8): the caller's active provider-locations with their
+ * Schedulable entities (docs/api/directory.md#schedulable-entities): the caller's active provider-locations with their
  * availability summaries, and the 72-hour change summary of the caller's directory.
  */
 import { sql, type RawBuilder } from 'kysely';
@@ -37,7 +37,7 @@ export interface RecentChangeSummary {
   schedulable_entities_profile_updated: string[];
 }
 
-/** Availability URL for a provider-location, visit reason and patient type (contracts.md §4 availability). */
+/** Availability URL for a provider-location, visit reason and patient type (docs/api/availability.md#availability-request). */
 export function availabilityUrl(publicBaseUrl: string, plId: string, visitReasonId: string | undefined, patientType: 'new' | 'existing'): string {
   return `${availabilityUrlPrefix(publicBaseUrl, plId, visitReasonId)}${patientType}`;
 }
@@ -347,7 +347,7 @@ export async function listSchedulableEntities(
 }
 
 /**
- * The 72-hour change summary of the caller's directory (interface.md §2.4): added (activated, or
+ * The 72-hour change summary of the caller's directory (docs/api/directory.md#schedulable-entities): added (activated, or
  * added to the directory) and still active; removed (deactivated) and still inactive; profile
  * updated and active, not already listed as added.
  */

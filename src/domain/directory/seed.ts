@@ -1,5 +1,5 @@
 /**
- * Generates a realistic, deterministic directory (contracts.md §2 `directory seed`): NPIs with valid
+ * Generates a realistic, deterministic directory (docs/api/admin.md#directory-import-and-seed `directory seed`): NPIs with valid
  * check digits, real US ZIP centroids (the `zipcodes` package) with the IANA zone of their
  * coordinates (`@photostructure/tz-lookup`), plausible specialties, visit reasons, plans and weekly
  * schedules, a mix of in-person and virtual locations and of auto and manual confirmation.

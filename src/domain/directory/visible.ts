@@ -1,5 +1,5 @@
 /**
- * The caller's designated directory (interface.md §1): the active provider-locations listed for the
+ * The caller's designated directory (docs/api/directory.md#your-directory): the active provider-locations listed for the
  * developer in `developer_provider_locations`, in the caller's environment. Every directory read
  * starts from here, so nothing outside the directory can leak.
  */
@@ -21,7 +21,7 @@ export function directoryProviderLocations(db: Db, caller: DirectoryCaller) {
     .where('pl.active', '=', true);
 }
 
-/** True when a provider-location id has the interface's shape `pr_<id>|lo_<id>` (interface.md §2). */
+/** True when a provider-location id has the interface's shape `pr_<id>|lo_<id>` (docs/api/conventions.md#identifiers). */
 export function isProviderLocationId(id: string): boolean {
   return /^pr_[^|]+\|lo_[^|]+$/.test(id);
 }

@@ -1,5 +1,5 @@
 /**
- * Provider calendar timeslots (interface.md §4.16, contracts.md §3 and §4): read one provider's
+ * Provider calendar timeslots (docs/api/README.md#operations, docs/api/calendar.md#access, docs/api/calendar.md): read one provider's
  * pushed slots for a local date with cursor pagination, and replace all of them for that date.
  *
  * Access: a machine-to-machine credential for providers in its developer's directory, or a provider
@@ -40,7 +40,7 @@ export interface CalendarSlot {
 }
 
 /**
- * The locations of `providerId` the caller may manage (contracts.md §3 "Calendar timeslots"); `not_found`
+ * The locations of `providerId` the caller may manage (docs/api/calendar.md#access); `not_found`
  * when a machine credential's directory does not hold the provider, `forbidden` for another provider's user.
  */
 export async function calendarLocations(db: Kysely<Database>, principal: Principal, providerId: string): Promise<Set<string>> {

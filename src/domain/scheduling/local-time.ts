@@ -1,5 +1,5 @@
 /**
- * Local wall-clock time in IANA zones, through Luxon only (contracts.md §5 "All local-time arithmetic
+ * Local wall-clock time in IANA zones, through Luxon only (docs/api/availability.md#where-bookable-times-come-from "All local-time arithmetic
  * uses the location's IANA zone and is correct across daylight-saving changes").
  *
  * Instants are epoch milliseconds; converting local → instant and instant → local with an offset is

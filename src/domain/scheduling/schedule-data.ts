@@ -1,5 +1,5 @@
 /**
- * Loads what availability needs for a set of provider-locations and a UTC window (contracts.md §5):
+ * Loads what availability needs for a set of provider-locations and a UTC window (docs/api/availability.md#where-bookable-times-come-from):
  * the provider-location with its provider and location zone, visit reason durations, weekly schedule
  * blocks, calendar timeslots and the provider's held time ranges. Five set-based queries for any
  * number of provider-locations (the weekly schedule query is skipped when the caller already has it). Works on the root `Kysely` or inside a transaction (pass the handle).
@@ -21,10 +21,10 @@ export interface ProviderLocationContext {
   isProviderResource: boolean;
   locationPhone: string | null;
   locationPhoneExtension: string | null;
-  /** Visit reasons the provider accepts (interface.md §2.1 `visit_reason_id`). */
+  /** Visit reasons the provider accepts (docs/api/appointments.md#create-an-appointment `visit_reason_id`). */
   visitReasonIds: string[];
   defaultVisitReasonId: string | null;
-  /** Booking requirements, e.g. `patient.insurance` (interface.md §2.5 `booking_requirements`). */
+  /** Booking requirements, e.g. `patient.insurance` (docs/api/directory.md#providers-by-npi `booking_requirements`). */
   requiredFields: string[];
   /** Whose booking requests it takes (`in_network`, `out_of_network`, `self_pay`); set where bookings are checked. */
   acceptsBookingRequestsFrom?: string[];
@@ -67,7 +67,7 @@ export interface ScheduleData {
 
 /**
  * Provider-location contexts (active or not) for `ids`; with `developerId`, only those in that
- * developer's directory (interface.md §1).
+ * developer's directory (docs/api/directory.md#your-directory).
  */
 export async function loadProviderLocations(
   db: Kysely<Database>,

@@ -1,4 +1,4 @@
-/** Creates a login for the authorization code flow (contracts.md §2 `user create`). */
+/** Creates a login for the authorization code flow (docs/api/admin.md#users `user create`). */
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
 import { prefixedId } from '../../lib/ids.js';

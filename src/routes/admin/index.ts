@@ -1,5 +1,5 @@
 /**
- * The operator's admin API under `/admin/v1` (contracts.md §2). Registered only when ADMIN_TOKEN is
+ * The operator's admin API under `/admin/v1` (docs/api/admin.md). Registered only when ADMIN_TOKEN is
  * set; every route needs `Authorization: Bearer ${ADMIN_TOKEN}`.
  */
 import { serviceRequestId } from '../../http/request-id.js';
@@ -75,7 +75,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
     },
   );
 
-  // Directory import (contracts.md §2, docs/directory-format.md): the raw JSON or NDJSON document as
+  // Directory import (docs/api/admin.md#directory-import-and-seed, docs/directory-format.md): the raw JSON or NDJSON document as
   // the body, so that errors can name lines. Parsed here as text, in its own encapsulated context.
   await app.register(async (sub) => {
     const asText = (_req: unknown, body: string, done: (e: Error | null, v?: unknown) => void) => done(null, body);
@@ -120,7 +120,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
       }
     },
   );
-  // contracts.md §2 `appointment transition`: a provider- or service-side move; fires the webhook.
+  // docs/api/admin.md#appointment-transitions `appointment transition`: a provider- or service-side move; fires the webhook.
   app.post(
     '/appointments/:appointment_id/transition',
     {

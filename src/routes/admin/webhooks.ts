@@ -1,6 +1,6 @@
 /**
- * Admin API for webhooks (contracts.md §2): the developer's receiver, what was sent, and replay (which
- * includes events that found no receiver registered; never the developer's own changes; contracts.md §7).
+ * Admin API for webhooks (docs/api/admin.md#webhooks): the developer's receiver, what was sent, and replay (which
+ * includes events that found no receiver registered; never the developer's own changes; docs/api/webhooks.md#which-changes-are-sent).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

@@ -1,12 +1,12 @@
 /**
- * Route schemas shared by every `/v1` area: the error body (interface.md §7), the paging query
- * parameters and the paginated envelope (interface.md §4.2: `page`, `page_size`, `total_count`,
+ * Route schemas shared by every `/v1` area: the error body (docs/api/errors.md#error-body), the paging query
+ * parameters and the paginated envelope (docs/api/appointments.md#list-appointments: `page`, `page_size`, `total_count`,
  * `next_url`, null on the last page), and `next_url` building.
  */
 import type { FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 
-/** The one error body (interface.md §7). */
+/** The one error body (docs/api/errors.md#error-body). */
 export const ErrorBody = Type.Object(
   {
     request_id: Type.String(),

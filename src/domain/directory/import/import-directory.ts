@@ -1,5 +1,5 @@
 /**
- * `directory import` (contracts.md §2): parse (JSON or NDJSON), validate everything, then write in
+ * `directory import` (docs/api/admin.md#directory-import-and-seed): parse (JSON or NDJSON), validate everything, then write in
  * one transaction, so that an import is all-or-nothing and idempotent on the file's own ids.
  * With a developer, the imported provider-locations join that developer's directory.
  */

@@ -41,7 +41,7 @@ export async function recordDirectoryChanges(
       changes.push({ env, provider_location_id: id, change: 'added' });
     }
     // Other settings of a provider-location (confirmation type, booking requirements, …) are not
-    // its profile (interface.md §2.4): a changed provider or location below is.
+    // its profile (docs/api/directory.md#schedulable-entities): a changed provider or location below is.
   }
   // Activation time and deactivation time follow the `active` flag.
   const reactivated = changes.filter((c) => c.change === 'added' && activeBefore.has(c.provider_location_id));

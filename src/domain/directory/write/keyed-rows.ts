@@ -77,7 +77,7 @@ type ProfileColumn = { [K in ProfileTable]: Column<K> }[ProfileTable];
 
 /**
  * The ids of `rows` that already exist and whose `columns` differ from what is stored: read before an
- * upsert, so that only changes to the fields interface.md §2.4 names count as a profile update.
+ * upsert, so that only changes to the fields docs/api/directory.md#schedulable-entities names count as a profile update.
  */
 export async function changedColumns<T extends ProfileTable, R extends Insertable<Database[T]> & { id: string }>(
   trx: Transaction<Database>,

@@ -10,7 +10,7 @@ const PROVIDER_COLUMNS = [
   'visit_reason_ids',
 ] as const;
 
-/** interface.md §2.4 "profile updated": NPI, name, specialty, address or default visit reason. */
+/** docs/api/directory.md#recent-change-summary: NPI, name, specialty, address or default visit reason. */
 const PROVIDER_PROFILE = ['npi', 'first_name', 'last_name', 'title', 'main_specialty_id', 'specialty_ids', 'default_visit_reason_id'] as const;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Writes a directory document into the database: idempotent upserts keyed by the directory's own
  * ids, in batches, inside the caller's transaction (so an import is all-or-nothing). Changes to
- * provider-locations are recorded for the 72-hour change summary (interface.md §2.4). Each section
+ * provider-locations are recorded for the 72-hour change summary (docs/api/directory.md#schedulable-entities). Each section
  * is a step of its own in this folder; this file runs them in order.
  */
 import { sql, type Transaction } from 'kysely';

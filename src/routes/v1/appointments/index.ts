@@ -1,5 +1,5 @@
 /**
- * Appointment operations (interface.md §4.1–4.6, §4.16; contracts.md §3 scopes, §4). Thin handlers:
+ * Appointment operations (docs/api/appointments.md, docs/api/README.md#operations; docs/api/auth.md#scopes). Thin handlers:
  * parse, call `src/domain/appointments/`, shape the answer.
  */
 import { serviceRequestId } from '../../../http/request-id.js';

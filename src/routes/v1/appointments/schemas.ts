@@ -1,6 +1,5 @@
 /**
- * Request and response schemas of the appointment operations (interface.md §2.1–2.3, §4.1–4.6,
- * §4.16; contracts.md §4). Types, required fields, enums and lengths live here; the rules a schema
+ * Request and response schemas of the appointment operations (docs/api/appointments.md, docs/api/README.md#operations). Types, required fields, enums and lengths live here; the rules a schema
  * cannot express (phone digits, ZIP, state codes, gender combinations, schedule) are checked in
  * `src/domain/appointments/` and also answer 400 naming the field.
  */
@@ -96,7 +95,7 @@ export const CreateBody = Type.Object({
   }),
 });
 
-/** interface.md §2.2 column C. */
+/** the fields of create and reschedule answers, docs/api/appointments.md#appointment-records. */
 const createFieldProps = {
   appointment_id: Str,
   appointment_status: AppointmentStatus,
@@ -111,7 +110,7 @@ const createFieldProps = {
 };
 export const CreateFields = Type.Object(createFieldProps);
 
-/** interface.md §2.2 column R. */
+/** the fields of reads and lists, docs/api/appointments.md#appointment-records. */
 export const AppointmentRecord = Type.Object({
   ...createFieldProps,
   visit_type: Type.Optional(VisitType),

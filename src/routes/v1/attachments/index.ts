@@ -1,6 +1,6 @@
 /**
- * `POST /v1/appointments/{appointment_id}/attachments` (interface.md §4.7) and the download
- * `GET …/attachments/{attachment_id}` (contracts.md §4). Multipart parsing is scoped to this plugin;
+ * `POST /v1/appointments/{appointment_id}/attachments` (docs/api/attachments.md#upload-an-attachment) and the download
+ * `GET …/attachments/{attachment_id}` (docs/api/attachments.md#download-an-attachment). Multipart parsing is scoped to this plugin;
  * the file is held in memory only up to the 10 MB limit, and a larger upload is refused while it
  * streams (the connection is closed instead of reading the rest).
  */
@@ -57,7 +57,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: D
     limits: { fileSize: MAX_ATTACHMENT_BYTES, files: 1, fields: 5, parts: 6, fieldSize: 1024, headerPairs: 50 },
   });
 
-  // Multipart failures are the client's: §7 body naming the part (400, as for every attachment
+  // Multipart failures are the client's: an error body naming the part (400, as for every attachment
   // rule, a file of 10 MB or more included), and the connection closes after the answer so an
   // oversized upload is not read to its end.
   app.setErrorHandler((err, req, reply) => {

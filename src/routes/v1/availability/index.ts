@@ -1,7 +1,7 @@
 /**
- * `GET /v1/provider_locations/availability` (interface.md §4.16, contracts.md §4): bookable start
+ * `GET /v1/provider_locations/availability` (docs/api/README.md#operations, docs/api/availability.md#availability-request): bookable start
  * times per provider-location for a visit reason and patient type, in the provider's own offset.
- * Any valid token, anonymous included (contracts.md §3).
+ * Any valid token, anonymous included (docs/api/auth.md#scopes).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

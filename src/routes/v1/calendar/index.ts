@@ -1,5 +1,5 @@
 /**
- * Provider calendar timeslots (interface.md §4.16, contracts.md §3 and §4):
+ * Provider calendar timeslots (docs/api/README.md#operations, docs/api/calendar.md#access, docs/api/calendar.md):
  * `GET`/`PUT /v1/providers/{provider_id}/calendar/timeslots?date=YYYY-MM-DD`.
  */
 import { installJsonBodyParser } from '../../../http/json-body.js';
@@ -114,7 +114,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<CalendarRouteDeps> = asyn
           return calendarPushErrors({ providerId: String(params.provider_id ?? ''), date: query?.date, slots: body?.timeslots });
         },
       },
-      // No body at all erases the date too (interface.md §4.16).
+      // No body at all erases the date too (docs/api/README.md#operations).
       preValidation: async (req) => {
         if (req.body === undefined || req.body === null) req.body = {};
       },

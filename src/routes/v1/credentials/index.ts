@@ -1,6 +1,6 @@
 /**
- * Credential operations under `/v1` (contracts.md §3): anonymous end-user tokens
- * (`POST /v1/token/anonymous-user`, interface.md §5.3) and client secret rotation
+ * Credential operations under `/v1` (docs/api/auth.md): anonymous end-user tokens
+ * (`POST /v1/token/anonymous-user`, docs/api/auth.md#anonymous-tokens) and client secret rotation
  * (`POST /v1/credentials/rotate`). Thin handlers; the logic lives in `src/auth`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

@@ -1,7 +1,7 @@
-/** Request and response schemas of the credential operations (contracts.md §3). */
+/** Request and response schemas of the credential operations (docs/api/auth.md). */
 import { Type } from 'typebox';
 
-/** The error body of interface.md §7. */
+/** The error body of docs/api/errors.md#error-body. */
 export const ErrorBody = Type.Object({
   request_id: Type.String(),
   error_type: Type.Union([Type.Literal('api_error'), Type.Literal('invalid_request')]),

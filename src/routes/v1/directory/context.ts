@@ -13,7 +13,7 @@ export interface DirectoryDeps {
   availabilityCache?: AvailabilityCache;
 }
 
-/** The caller's directory: this environment, the token's developer (interface.md §1). */
+/** The caller's directory: this environment, the token's developer (docs/api/directory.md#your-directory). */
 export function callerOf(req: FastifyRequest, config: Config): DirectoryCaller {
   return { env: config.appEnv, developerId: principalOf(req).developerId };
 }

@@ -1,4 +1,4 @@
-/** Facilities, beta (contracts.md §4 `GET /v1-beta/facilities` and `/{facility_id}`). Any valid token, anonymous included. */
+/** Facilities, beta (docs/api/directory.md#facilities-beta `GET /v1-beta/facilities` and `/{facility_id}`). Any valid token, anonymous included. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { facilitiesById, searchFacilities } from '../../../domain/directory/facilities.js';

@@ -1,5 +1,5 @@
 /**
- * The directory and reference operations (issue #4; interface.md §4.8–4.14, §4.16; contracts.md §4).
+ * The directory and reference operations (issue #4; docs/api/directory.md, docs/api/README.md#operations).
  * `kickInsuranceMappings` asks this process's insurance-mapping job (if it runs one) for a pass right
  * after a change request is accepted.
  */

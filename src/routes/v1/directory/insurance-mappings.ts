@@ -1,5 +1,5 @@
 /**
- * A provider-location's insurance mappings (interface.md §2.7, §4.14; contracts.md §4): GET with any
+ * A provider-location's insurance mappings (docs/api/directory.md#reference-data, docs/api/directory.md#insurance-mappings): GET with any
  * valid token (anonymous included), POST with `external.provider_insurance.write` → 202, applied by
  * the background job; 409 when the practice manages the plans.
  */

@@ -1,4 +1,4 @@
-/** Insurance plans (interface.md §2.6, §4.12, §4.13; contracts.md §0). Any valid token, anonymous included. */
+/** Insurance plans (docs/api/directory.md#insurance-plans; docs/api/conventions.md#additional-fields). Any valid token, anonymous included. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getInsurancePlan, listInsurancePlans } from '../../../domain/directory/insurance-plans.js';

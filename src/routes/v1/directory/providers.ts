@@ -1,5 +1,5 @@
 /**
- * Providers and provider-locations (interface.md §2.5, §4.9, §4.16; contracts.md §4): search by NPI,
+ * Providers and provider-locations (docs/api/directory.md#providers-by-npi, docs/api/README.md#operations; docs/api/directory.md#provider-location-search): search by NPI,
  * search by ZIP and distance, and read one provider-location. Any valid token, anonymous included.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

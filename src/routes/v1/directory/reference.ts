@@ -1,6 +1,6 @@
 /**
- * Reference operations: NPIs (interface.md §4.10), specialties (§4.11) and visit reasons
- * (contracts.md §4). Any valid token, anonymous included (contracts.md §3).
+ * Reference operations: NPIs (docs/api/directory.md#npi-list), specialties and visit reasons
+ * (docs/api/directory.md#specialties-and-visit-reasons). Any valid token, anonymous included (docs/api/auth.md#scopes).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -47,7 +47,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (
         tags: ['reference'],
         summary: 'List specialties',
         querystring: Type.Object({ ...pagingQuery({ pageMax: 200, sizeMax: 500, sizeDefault: 100 }), care_category: Type.Optional(CareCategory) }),
-        // interface.md §1 rule 3: no request_id in this 200.
+        // docs/api/conventions.md#requests-and-responses: no request_id in this 200.
         response: { 200: pageEnvelope(Type.Array(Specialty), { withRequestId: false }), ...errorResponses(400) },
       },
     },

@@ -1,6 +1,6 @@
 /**
- * `GET /v1/schedulable_entities` (interface.md §2.4, §4.8): needs `external.schedulable_entity.read`;
- * no `request_id` in its 200 (interface.md §1 rule 3).
+ * `GET /v1/schedulable_entities` (docs/api/directory.md#schedulable-entities): needs `external.schedulable_entity.read`;
+ * no `request_id` in its 200 (docs/api/conventions.md#requests-and-responses).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

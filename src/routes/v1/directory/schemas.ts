@@ -1,6 +1,5 @@
 /**
- * Response and parameter schemas of the directory and reference operations (interface.md §2.4–2.7,
- * §4.8–4.14, §4.16; contracts.md §0, §4). Responses are serialized from these schemas, so a field
+ * Response and parameter schemas of the directory and reference operations (docs/api/directory.md, docs/api/README.md#operations; docs/api/conventions.md#additional-fields). Responses are serialized from these schemas, so a field
  * that is not here is not sent.
  */
 import { Type } from 'typebox';
@@ -95,7 +94,7 @@ const locationCommon = {
   first_availability_date_in_provider_local_time: OptStr,
 };
 
-/** A provider of the NPI search (interface.md §2.5). */
+/** A provider of the NPI search (docs/api/directory.md#providers-by-npi). */
 export const ProviderSearchProvider = Type.Object({
   ...providerFields,
   locations: Type.Array(Type.Object({ ...locationCommon, ...inPersonFields })),
@@ -103,7 +102,7 @@ export const ProviderSearchProvider = Type.Object({
   practice: Practice,
 });
 
-/** ProviderLocation (contracts.md §4). */
+/** ProviderLocation (docs/api/README.md#operations). */
 export const ProviderLocation = Type.Object({
   provider_location_id: Str,
   provider_location_type: enumOf(['in_person_provider', 'virtual_provider'] as const),

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/webhook/mock-request` (sandbox only; interface.md §4.15, §6): sends one signed example to
+ * `POST /v1/webhook/mock-request` (sandbox only; docs/api/webhooks.md#mock-delivery, docs/api/webhooks.md): sends one signed example to
  * `webhook_url` and returns the body it sent, byte for byte (no `request_id`). The receiver's answer is
  * reported in the `webhook-delivery-status` response header (its HTTP status, or `error`); a target the
  * policy refuses at send time (e.g. a name resolving to a link-local address) is a 400 on `webhook_url`.
