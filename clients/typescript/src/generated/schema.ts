@@ -334,7 +334,7 @@ export interface paths {
         };
         /**
          * List insurance plans
-         * @description Lists insurance plans, filtered by carrier, state, plan or program type, paginated.
+         * @description Lists insurance plans, filtered by status, state, plan (network) type, program type and care category, paginated.
          */
         get: operations["listInsurancePlans"];
         put?: never;
@@ -622,7 +622,7 @@ export interface paths {
         };
         /**
          * Read one visit reason
-         * @description Reads one visit reason with its durations for new and existing patients.
+         * @description Reads one visit reason: its name and specialty.
          */
         get: operations["getVisitReason"];
         put?: never;
