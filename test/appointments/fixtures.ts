@@ -145,3 +145,24 @@ export function createBody(pl: string, startTime: string, over: Record<string, u
 export async function book(e: { t: TestApp; token: string }, pl: string, startTime: string, over: Record<string, unknown> = {}) {
   return e.t.app.inject({ method: 'POST', url: '/v1/appointments', headers: bearer(e.token), payload: createBody(pl, startTime, over) });
 }
+
+/**
+ * Books the first slot in five days at each provider-location (with its overrides), then cancels the
+ * `cancelIndex`-th booking with a reason: records with and without their nullable columns set.
+ * Returns the appointment ids in order.
+ */
+export async function bookVariedRecords(e: SchedulingEnv, bookings: readonly (readonly [string, Record<string, unknown>])[], cancelIndex: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [pl, over] of bookings) {
+    const day = await slots(e, pl, { start: nyDate(5), end: nyDate(5) });
+    const res = await book(e, pl, day[0]!.start_time, over);
+    if (res.statusCode !== 200) throw new Error(`booking at ${pl}: ${res.statusCode} ${res.body}`);
+    ids.push(res.json().data.appointment_id);
+  }
+  const cancel = await e.t.app.inject({
+    method: 'POST', url: '/v1/appointments/cancel', headers: bearer(e.token),
+    payload: { appointment_id: ids[cancelIndex], cancellation_reason_type: 'other_patient_reason', cancellation_reason: 'Moved away' },
+  });
+  if (cancel.statusCode !== 200) throw new Error(`cancel: ${cancel.statusCode} ${cancel.body}`);
+  return ids;
+}

@@ -9,28 +9,14 @@ import { findVisible, VisibleRecordReader } from '../../src/domain/appointments/
 import type { Principal } from '../../src/domain/credentials/principal.js';
 import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
-import { book, createBody, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from './fixtures.js';
+import { bookVariedRecords, createBody, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from './fixtures.js';
 
 describe(`appointment record reader (${engineName})`, () => {
   let e: SchedulingEnv;
   const ids: string[] = [];
   beforeAll(async () => {
     e = await schedulingEnv();
-    for (const [pl, over] of [
-      [PL.ny, { notes: 'Bring the referral letter' }],
-      [PL.phx, { developer_patient_id: 'dp-1' }],
-      [PL.hnl, {}],
-    ] as const) {
-      const day = await slots(e, pl, { start: nyDate(5), end: nyDate(5) });
-      const res = await book(e, pl, day[0]!.start_time, over);
-      expect(res.statusCode, res.body).toBe(200);
-      ids.push(res.json().data.appointment_id);
-    }
-    const cancel = await e.t.app.inject({
-      method: 'POST', url: '/v1/appointments/cancel', headers: bearer(e.token),
-      payload: { appointment_id: ids[2], cancellation_reason_type: 'other_patient_reason', cancellation_reason: 'Moved away' },
-    });
-    expect(cancel.statusCode, cancel.body).toBe(200);
+    ids.push(...(await bookVariedRecords(e, [[PL.ny, { notes: 'Bring the referral letter' }], [PL.phx, { developer_patient_id: 'dp-1' }], [PL.hnl, {}]], 2)));
   });
   afterAll(async () => e.close());
 

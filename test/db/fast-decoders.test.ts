@@ -10,8 +10,7 @@ import { appointmentArrayQuery, readAppointmentRow, type AppointmentRow } from '
 import type { Database } from '../../src/db/schema.js';
 import { selectRecord } from '../../src/domain/appointments/record.js';
 import { decoderSource, generatedFiles, staleFiles } from '../../scripts/fast-decoders.js';
-import { book, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from '../appointments/fixtures.js';
-import { bearer } from '../helpers/auth.js';
+import { bookVariedRecords, PL, schedulingEnv, type SchedulingEnv } from '../appointments/fixtures.js';
 import { engineName } from '../helpers/db.js';
 
 // Compile-time: the row the decoder builds is the row Kysely infers for the record query, field for
@@ -47,20 +46,7 @@ describe(`appointment rows as JSON arrays (${engineName})`, () => {
   beforeAll(async () => {
     e = await schedulingEnv();
     // Nullable columns with values and with nulls: notes or none, a cancellation reason or none.
-    for (const [pl, over] of [
-      [PL.ny, { notes: 'Bring the referral letter' }],
-      [PL.hnl, {}],
-    ] as const) {
-      const day = await slots(e, pl, { start: nyDate(5), end: nyDate(5) });
-      const res = await book(e, pl, day[0]!.start_time, over);
-      expect(res.statusCode, res.body).toBe(200);
-      ids.push(res.json().data.appointment_id);
-    }
-    const cancel = await e.t.app.inject({
-      method: 'POST', url: '/v1/appointments/cancel', headers: bearer(e.token),
-      payload: { appointment_id: ids[1], cancellation_reason_type: 'other_patient_reason', cancellation_reason: 'Moved away' },
-    });
-    expect(cancel.statusCode, cancel.body).toBe(200);
+    ids.push(...(await bookVariedRecords(e, [[PL.ny, { notes: 'Bring the referral letter' }], [PL.hnl, {}]], 1)));
   });
   afterAll(async () => e.close());
 
