@@ -25,12 +25,20 @@ export interface TestApp {
 /** The key-encryption key of test apps (the signing keys are sealed under it, as in a real service). */
 export const TEST_KEY_ENCRYPTION_KEY = Buffer.alloc(32, 0x5a).toString('base64');
 
-let nextPort = 20000 + (process.pid % 400) * 25;
+/**
+ * Ports for test servers, below the ephemeral range (32768+). Each test worker running at the same
+ * time (`VITEST_POOL_ID`, 1…n) has its own block of 1,500 ports in 20000–31999, and a process starts
+ * at a pid-dependent place in its block, so that two runs side by side rarely meet. A worker runs
+ * many files one after another (`isolate: false`), so its ports wrap around within its block.
+ */
+const PORT_BLOCK = 1_500;
+const portBlockStart = 20_000 + ((Number(process.env.VITEST_POOL_ID ?? 1) - 1) % 8) * PORT_BLOCK;
+let portOffset = (process.pid % 10) * 150;
 
-/** A free-ish port below the ephemeral range, distinct per worker process. */
+/** A port no other test worker of this run hands out. */
 export function testPort(): number {
-  nextPort += 1;
-  return nextPort;
+  portOffset = (portOffset + 1) % PORT_BLOCK;
+  return portBlockStart + portOffset;
 }
 
 /**
