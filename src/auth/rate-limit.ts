@@ -48,6 +48,24 @@ export async function take(db: Db, bucket: string, limit: Limit): Promise<number
   return Math.max(1, Math.ceil((new Date(row.window_ends_at).getTime() - Date.now()) / 1000));
 }
 
+/**
+ * Reads `bucket` without counting: 0 while fewer than `limit.max` hits are counted in the current
+ * window, otherwise the seconds until the window ends. For a caller whose attempt already proved
+ * right (the admin guard's correct token): it is refused only when the wrong attempts counted
+ * before it, in the database's order, used up the window, so no more than `limit.max` guesses are
+ * ever checked, and a burst of right attempts is never refused for being many.
+ */
+export async function exhausted(db: Db, bucket: string, limit: Limit): Promise<number> {
+  const row = await db
+    .selectFrom('auth_rate_limits')
+    .select(['hits', 'window_ends_at'])
+    .where('bucket', '=', bucket)
+    .where('window_ends_at', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+  if (!row || row.hits < limit.max) return 0;
+  return Math.max(1, Math.ceil((new Date(row.window_ends_at).getTime() - Date.now()) / 1000));
+}
+
 /** Gives back one attempt counted by {@link take} (a sign-in that succeeded is not held against its address). */
 export async function refund(db: Db, bucket: string): Promise<void> {
   await sql`UPDATE auth_rate_limits SET hits = GREATEST(hits - 1, 0) WHERE bucket = ${bucket}`.execute(db);

@@ -43,6 +43,14 @@ describe(`admin and redirect-URI hardening (${engineName})`, () => {
     expect(blocked.json()).toMatchObject({ error_type: 'api_error', request_id: blocked.headers['x-request-id'] });
   });
 
+  it('a burst of right admin tokens is never throttled for being many (only wrong ones count)', async () => {
+    const call = () => prod.app.inject({ url: '/admin/v1/webhook-deliveries?developer_id=dv_x', headers: { authorization: `Bearer ${ADMIN}` } });
+    const statuses = (await Promise.all(Array.from({ length: 40 }, call))).map((r) => r.statusCode);
+    expect(statuses.filter((s) => s === 429 || s === 401)).toEqual([]);
+    const row = await prod.db.selectFrom('auth_rate_limits').select('hits').where('bucket', 'like', 'admin:addr:%').executeTakeFirst();
+    expect(row?.hits ?? 0).toBe(0);
+  });
+
   it('production refuses plain-http redirect URIs except to loopback; the sandbox takes them', async () => {
     await expect(createDeveloper(prod.db, { env: 'production', name: 'Plain', redirectUris: ['http://app.example.com/cb'] })).rejects.toThrow(InvalidRedirectUri);
     for (const uri of ['https://app.example.com/cb', 'http://127.0.0.1:8123/cb', 'http://localhost/cb', 'http://[::1]:9/cb']) {
