@@ -20,7 +20,7 @@ export interface AccessTokenClaims {
   client_id: string;
   scope: string;
   fid?: string;
-  role?: 'patient' | 'provider';
+  role?: 'patient' | 'provider' | 'staff';
   pid?: string | null;
   /** The anonymous session linked at sign-in (the `sub` of the anonymous token), user tokens only. */
   anon?: string;

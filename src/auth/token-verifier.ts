@@ -120,6 +120,8 @@ export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeySt
           return { kind: 'anonymous', subject: payload.sub, ...base };
         case 'user': {
           if (typeof payload.fid !== 'string') throw new InvalidToken('user token without family');
+          // A practice's staff member signs in for the practice workspace, never as a patient of /v1.
+          if (payload.role === 'staff') throw new InvalidToken('a practice staff token is not valid here');
           if (local) {
             const family = await db
               .selectFrom('token_families')

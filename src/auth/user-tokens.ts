@@ -19,7 +19,7 @@ export interface TokenSubject {
   familyId: string;
   clientId: string;
   developerId: string;
-  user: { id: string; role: 'patient' | 'provider'; providerId: string | null };
+  user: { id: string; role: 'patient' | 'provider' | 'staff'; providerId: string | null };
   /** Scopes of the access token (the family's, or a narrower set on refresh). */
   scopes: string[];
   anonymousSubject: string | null;

@@ -33,10 +33,22 @@ export interface UsersTable {
   env: Env;
   email: string;
   password_hash: string;
-  role: 'patient' | 'provider';
+  role: 'patient' | 'provider' | 'staff';
   provider_id: string | null;
   created_at: Timestamp;
 }
+
+/** A staff login of a practice (docs/decisions/0014-practice-workspace.md). */
+export interface PracticeMembersTable {
+  env: Env;
+  practice_id: string;
+  user_id: string;
+  role: PracticeRole;
+  created_at: Timestamp;
+  created_by_user_id: string | null;
+}
+
+export type PracticeRole = 'practice_admin' | 'practice_staff';
 
 export interface SigningKeysTable {
   kid: string;
@@ -497,7 +509,7 @@ export interface AuditLogTable {
   developer_id: string;
   actor_client_id: string | null;
   actor_user_id: string | null;
-  actor_kind: 'client' | 'user' | 'operator' | 'service';
+  actor_kind: 'client' | 'user' | 'operator' | 'service' | 'staff';
   appointment_id: string;
   action: string;
   request_id: string | null;
@@ -508,6 +520,7 @@ export interface Database {
   developers: DevelopersTable;
   oauth_clients: OauthClientsTable;
   users: UsersTable;
+  practice_members: PracticeMembersTable;
   signing_keys: SigningKeysTable;
   token_families: TokenFamiliesTable;
   authorization_codes: AuthorizationCodesTable;
