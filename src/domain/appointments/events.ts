@@ -16,6 +16,8 @@ import type { Principal } from '../credentials/principal.js';
 export type Actor =
   | { kind: 'principal'; principal: Principal; requestId?: string }
   | { kind: 'operator'; requestId?: string }
+  /** A practice's staff member (docs/decisions/0014-practice-workspace.md): a provider-side move, delivered to the booking developer. */
+  | { kind: 'staff'; userId: string; practiceId: string; requestId?: string }
   | { kind: 'service' };
 
 /** One entry of `changed_attributes` (docs/api/webhooks.md#event-body), e.g. `patient.uploaded_attachments` with its `attachment_type`. */
@@ -72,8 +74,8 @@ export function auditRecord(actor: Actor, a: { env: Env; developerId: string; ap
     env: a.env,
     developer_id: a.developerId,
     actor_client_id: p?.clientId ?? null,
-    actor_user_id: p?.kind === 'user' ? p.userId : null,
-    actor_kind: p ? (p.kind === 'user' ? 'user' : 'client') : actor.kind === 'operator' ? 'operator' : 'service',
+    actor_user_id: p?.kind === 'user' ? p.userId : actor.kind === 'staff' ? actor.userId : null,
+    actor_kind: p ? (p.kind === 'user' ? 'user' : 'client') : actor.kind === 'operator' ? 'operator' : actor.kind === 'staff' ? 'staff' : 'service',
     appointment_id: a.appointmentId,
     action: a.action,
     request_id: actor.kind !== 'service' ? (actor.requestId ?? null) : null,

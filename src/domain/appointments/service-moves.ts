@@ -8,7 +8,7 @@ import { recordChange, type Actor } from './events.js';
 import { release } from './holds.js';
 import type { LockedAppointment } from './lock.js';
 
-const actionOf = (actor: Actor, what: string) => `${actor.kind === 'service' ? 'evaluate' : 'operator'}:${what}`;
+const actionOf = (actor: Actor, what: string) => `${actor.kind === 'service' ? 'evaluate' : actor.kind === 'staff' ? 'staff' : 'operator'}:${what}`;
 
 /** pending_booking → confirmed (`pending_evaluation` becomes `auto`). */
 export async function applyConfirmed(trx: Transaction<Database>, row: LockedAppointment, actor: Actor): Promise<void> {
