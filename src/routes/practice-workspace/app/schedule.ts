@@ -1,0 +1,182 @@
+/**
+ * The schedule view (docs/practice-guide.md, "Hours, time off and settings"): weekly hours per
+ * provider-location, time off (one day or a range, whole days or part of them) and booking settings.
+ * Every change is first sent as a dry run; when it would strand live bookings
+ * (docs/decisions/0014-practice-workspace.md, "Schedules") they are listed and the change is saved
+ * only when the user confirms.
+ */
+import { ApiError, type Api, type Me } from './api.js';
+import { $, all, attr, el, fail, focusOn, say } from './dom.js';
+import { when } from './time.js';
+
+interface Hours { weekday: number; start: string; end: string }
+interface Stranded { appointment_id: string; start_time: string; patient_name?: string; appointment_status?: string }
+interface TimeOffRow { time_off_id: string; start_time: string; end_time: string; note?: string | null }
+interface Schedule {
+  time_zone: string;
+  weekly_hours: Hours[];
+  time_off: TimeOffRow[];
+  settings: { confirmation_type: 'automatic' | 'manual'; required_fields: string[]; accepted_insurance_plan_ids: string[] };
+  options?: { required_fields?: string[]; insurance_plans?: { id: string; name: string }[] };
+}
+
+const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+const enc = encodeURIComponent;
+
+/** The stranded bookings of a refused or dry-run change, from the answer's data or the 409's body. */
+function strandedOf(x: unknown): Stranded[] {
+  const b = (x ?? {}) as { stranded?: Stranded[]; stranded_appointments?: Stranded[]; data?: unknown };
+  return b.stranded ?? b.stranded_appointments ?? (b.data ? strandedOf(b.data) : []);
+}
+
+/** Sets up the schedule view for the practice's provider-locations. */
+export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load(): Promise<void> } {
+  const plSel = $<HTMLSelectElement>('sch-pl');
+  plSel.replaceChildren(...me.provider_locations.map((p) => el('option', { value: p.provider_location_id, textContent: `${p.provider.name} — ${p.location.name}` })));
+  let schedule: Schedule | undefined;
+  let pending: (() => Promise<void>) | undefined;
+  const base = (): string => `/practice/v1/provider_locations/${enc(plSel.value)}`;
+
+  function hoursRow(day: number, h: Partial<Hours>, list: HTMLElement): HTMLLIElement {
+    const n = list.children.length + 1;
+    const id = `h-${day}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const from = el('input', { type: 'time', id: `${id}-s`, value: h.start ?? '09:00', required: true, step: '300' });
+    const to = el('input', { type: 'time', id: `${id}-e`, value: h.end ?? '17:00', required: true, step: '300' });
+    const li = el('li', { className: 'hours' },
+      el('label', { htmlFor: from.id, className: 'sr', textContent: `${DAYS[day - 1]} block ${n} from` }), from,
+      el('span', { textContent: '–', className: 'muted' }),
+      el('label', { htmlFor: to.id, className: 'sr', textContent: `${DAYS[day - 1]} block ${n} until` }), to);
+    const rm = attr(el('button', { type: 'button', className: 'link-danger', textContent: 'Remove' }), { 'aria-label': `Remove ${DAYS[day - 1]} block ${n}` });
+    rm.addEventListener('click', () => {
+      li.remove();
+      list.closest('fieldset')?.querySelector<HTMLButtonElement>('button.add')?.focus();
+    });
+    li.append(rm);
+    li.dataset.weekday = String(day);
+    return li;
+  }
+
+  function renderHours(s: Schedule): void {
+    $('hours-days').replaceChildren(
+      ...DAYS.map((name, i) => {
+        const day = i + 1;
+        const list = el('ul', { className: 'hours-list' });
+        for (const h of s.weekly_hours.filter((x) => x.weekday === day)) list.append(hoursRow(day, h, list));
+        const add = attr(el('button', { type: 'button', className: 'secondary add', textContent: 'Add hours' }), { 'aria-label': `Add hours on ${name}` });
+        add.addEventListener('click', () => {
+          const row = hoursRow(day, {}, list);
+          list.append(row);
+          row.querySelector('input')?.focus();
+        });
+        return el('fieldset', { className: 'day-hours' }, el('legend', { textContent: name }), list, add);
+      }),
+    );
+  }
+
+  function renderTimeOff(s: Schedule): void {
+    $('off-list').replaceChildren(
+      ...(s.time_off.length
+        ? s.time_off.map((o) => {
+            const rm = attr(el('button', { type: 'button', className: 'danger', textContent: 'Remove' }), { 'aria-label': `Remove time off from ${when(s.time_zone, o.start_time)}` });
+            rm.addEventListener('click', () => void api.call('DELETE', `${base()}/time_off/${enc(o.time_off_id)}`).then(() => say('Time off removed.')).then(load).then(afterChange).catch(fail));
+            return el('li', { className: 'card row' }, el('span', { textContent: `${when(s.time_zone, o.start_time)} – ${when(s.time_zone, o.end_time)}${o.note ? ` · ${o.note}` : ''}` }), rm);
+          })
+        : [el('li', { textContent: 'No time off planned.' })]),
+    );
+  }
+
+  function renderSettings(s: Schedule): void {
+    $<HTMLSelectElement>('set-confirmation').value = s.settings.confirmation_type;
+    const checks = (box: string, name: string, items: { id: string; name: string }[], on: string[]): void => {
+      $(box).replaceChildren(
+        ...(items.length
+          ? items.map((it) => el('label', { className: 'check' }, el('input', { type: 'checkbox', name, value: it.id, checked: on.includes(it.id) }), ` ${it.name}`))
+          : [el('p', { className: 'muted', textContent: 'None to choose from.' })]),
+      );
+    };
+    checks('set-required', 'required', (s.options?.required_fields ?? s.settings.required_fields).map((f) => ({ id: f, name: f.replace(/_/g, ' ') })), s.settings.required_fields);
+    checks('set-insurance', 'insurance', s.options?.insurance_plans ?? s.settings.accepted_insurance_plan_ids.map((id) => ({ id, name: id })), s.settings.accepted_insurance_plan_ids);
+  }
+
+  async function load(): Promise<void> {
+    if (!plSel.value) return;
+    schedule = await api.call<Schedule>('GET', `${base()}/schedule`);
+    renderHours(schedule);
+    renderTimeOff(schedule);
+    renderSettings(schedule);
+  }
+
+  /** Dry run first; saves at once when nothing is stranded, else lists the bookings and waits. */
+  async function guarded(method: string, path: string, body: Record<string, unknown>, done: string): Promise<void> {
+    const save = async (allow: boolean): Promise<void> => {
+      await api.call(method, path, { ...body, ...(allow ? { allow_stranded: true } : {}) });
+      $('stranded').hidden = true;
+      pending = undefined;
+      say(done);
+      await load();
+      afterChange();
+    };
+    let stranded: Stranded[];
+    try {
+      stranded = strandedOf(await api.call(method, path, { ...body, dry_run: true }));
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 409)) throw e;
+      stranded = strandedOf(e.body);
+    }
+    if (!stranded.length) return save(false);
+    const zone = schedule?.time_zone ?? 'UTC';
+    $('stranded-list').replaceChildren(
+      ...stranded.map((a) => el('li', { textContent: `${when(zone, a.start_time)}${a.patient_name ? ` · ${a.patient_name}` : ''}${a.appointment_status ? ` · ${a.appointment_status.replace(/_/g, ' ')}` : ''}` })),
+    );
+    pending = () => save(true);
+    $('stranded').hidden = false;
+    focusOn($('stranded-h'));
+  }
+
+  $('stranded-save').addEventListener('click', () => void pending?.().catch(fail));
+  $('stranded-keep').addEventListener('click', () => {
+    pending = undefined;
+    $('stranded').hidden = true;
+    say('Nothing was changed.');
+    focusOn($('schedule-h'));
+  });
+
+  $<HTMLFormElement>('hours').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const weekly_hours = [...all<HTMLLIElement>('#hours-days li.hours')].map((li) => {
+      const [s, t] = Array.from(li.querySelectorAll('input'));
+      return { weekday: Number(li.dataset.weekday), start: s!.value, end: t!.value };
+    });
+    void guarded('PUT', `${base()}/weekly_hours`, { weekly_hours }, 'Weekly hours saved.').catch(fail);
+  });
+  $<HTMLFormElement>('off').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target as HTMLFormElement);
+    const v = (k: string): string => String(f.get(k) ?? '').trim();
+    const body: Record<string, unknown> = { start_date: v('start_date'), end_date: v('end_date') || v('start_date') };
+    if (v('start_time') || v('end_time')) Object.assign(body, { start_time: v('start_time'), end_time: v('end_time') });
+    if (v('note')) body.note = v('note');
+    void guarded('POST', `${base()}/time_off`, body, 'Time off added.')
+      .then(() => (e.target as HTMLFormElement).reset())
+      .catch(fail);
+  });
+  $<HTMLFormElement>('settings').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target as HTMLFormElement);
+    void api
+      .call('PUT', `${base()}/settings`, {
+        confirmation_type: f.get('confirmation_type'),
+        required_fields: f.getAll('required').map(String),
+        accepted_insurance_plan_ids: f.getAll('insurance').map(String),
+      })
+      .then(() => say('Settings saved.'))
+      .then(load)
+      .catch(fail);
+  });
+  plSel.addEventListener('change', () => {
+    $('stranded').hidden = true;
+    void load().catch(fail);
+  });
+  $<HTMLFormElement>('sch-controls').addEventListener('submit', (e) => e.preventDefault());
+  return { load };
+}
