@@ -11,13 +11,15 @@ export class ApiError extends Error {
   }
 }
 
+/** One provider at one location, as the workspace's pickers use it. */
 export interface ProviderLocation {
   provider_location_id: string;
   provider: { id: string; name: string };
   location: { id: string; name: string; time_zone: string };
-  confirmation_type?: 'automatic' | 'manual';
+  confirmation_type: string;
 }
 
+/** `GET /practice/v1/me`, with the providers' provider-locations flattened for the pickers. */
 export interface Me {
   user: { id: string; email: string };
   role: 'practice_admin' | 'practice_staff' | 'provider';
@@ -26,27 +28,50 @@ export interface Me {
   provider_locations: ProviderLocation[];
 }
 
+interface MeBody {
+  user_id: string;
+  email: string;
+  role: Me['role'];
+  practice: { id: string; name: string };
+  scopes: string[];
+  providers: { provider_id: string; name: string; provider_locations: { provider_location_id: string; location_id: string; location_name: string | null; time_zone: string; confirmation_type: string }[] }[];
+}
+
+/** An appointment in the calendar; the panel's read adds patient details and history. */
 export interface Appointment {
   appointment_id: string;
   provider_location_id: string;
+  appointment_status: string;
+  confirmation_type: string;
+  /** Local time with the location's offset. */
   start_time: string;
   end_time: string;
-  appointment_status: string;
-  confirmation_type?: string;
+  arrived?: boolean;
   visit_reason?: { id: string; name: string } | null;
   patient_type?: string;
-  booked_by?: { app_name: string } | null;
   patient?: Record<string, unknown> | null;
-  history?: { status: string; at: string; actor?: string }[];
+  /** The booking developer's app name. */
+  booked_by?: string | null;
+  history?: { appointment_status?: string; status?: string; at?: string; occurred_at?: string; actor?: string; actor_kind?: string }[];
 }
 
-export interface Slot { start_time: string; end_time?: string }
-export interface TimeOff { time_off_id: string; start_time: string; end_time: string; note?: string | null; all_day?: boolean }
+export interface Slot { start_time: string; start_time_utc: string; end_time_utc: string; visit_reason_id: string; patient_types: string[] }
 
+/** Time off of a provider (every location) or of one provider-location, in local dates and times. */
+export interface TimeOff {
+  time_off_id: string;
+  provider_location_id: string | null;
+  start_date: string;
+  end_date: string;
+  start_local: string | null;
+  end_local: string | null;
+  note: string | null;
+}
+
+/** One provider-location's calendar over a range of local dates, with its time off. */
 export interface CalendarRange {
   time_zone: string;
-  appointments: Appointment[];
-  open_slots: Slot[];
+  days: { date: string; appointments: Appointment[]; open_slots: Slot[] }[];
   time_off: TimeOff[];
 }
 
@@ -101,11 +126,42 @@ const q = (params: Record<string, string>): string => new URLSearchParams(params
 const enc = encodeURIComponent;
 
 /** GET /practice/v1/me: who is signed in, the practice, its provider-locations. */
-export const getMe = (api: Api): Promise<Me> => api.call('GET', '/practice/v1/me');
+export async function getMe(api: Api): Promise<Me> {
+  const me = await api.call<MeBody>('GET', '/practice/v1/me');
+  return {
+    user: { id: me.user_id, email: me.email },
+    role: me.role,
+    practice: me.practice,
+    scopes: me.scopes,
+    provider_locations: me.providers.flatMap((p) =>
+      p.provider_locations.map((pl) => ({
+        provider_location_id: pl.provider_location_id,
+        provider: { id: p.provider_id, name: p.name },
+        location: { id: pl.location_id, name: pl.location_name ?? pl.location_id, time_zone: pl.time_zone },
+        confirmation_type: pl.confirmation_type,
+      })),
+    ),
+  };
+}
 
-/** The calendar of one provider-location for local dates `start`…`end` (inclusive). */
-export const getCalendar = (api: Api, pl: string, start: string, end: string): Promise<CalendarRange> =>
-  api.call('GET', `/practice/v1/calendar?${q({ provider_location_id: pl, start_date: start, end_date: end })}`);
+interface CalendarBody {
+  provider_locations: { provider_location_id: string; time_zone: string; days: CalendarRange['days'] }[];
+}
+
+/** The calendar and time off of one provider-location for local dates `from`…`to` (inclusive). */
+export async function getCalendar(api: Api, pl: ProviderLocation, from: string, to: string): Promise<CalendarRange> {
+  const [cal, off] = await Promise.all([
+    api.call<CalendarBody>('GET', `/practice/v1/calendar?${q({ provider_id: pl.provider.id, provider_location_id: pl.provider_location_id, from, to })}`),
+    api.call<TimeOff[] | { time_off: TimeOff[] }>('GET', `/practice/v1/providers/${enc(pl.provider.id)}/time_off?${q({ from, to })}`).catch(() => []),
+  ]);
+  const mine = cal.provider_locations.find((x) => x.provider_location_id === pl.provider_location_id);
+  const offs = Array.isArray(off) ? off : off.time_off;
+  return {
+    time_zone: mine?.time_zone ?? pl.location.time_zone,
+    days: mine?.days ?? [],
+    time_off: offs.filter((t) => t.provider_location_id === null || t.provider_location_id === pl.provider_location_id),
+  };
+}
 
 export const getAppointment = (api: Api, id: string): Promise<Appointment> => api.call('GET', `/practice/v1/appointments/${enc(id)}`);
 

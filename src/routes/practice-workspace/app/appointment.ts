@@ -4,7 +4,8 @@
  * reason, booking app and history, and the practice's moves. The API's answer to a refused move is
  * shown in the panel's alert region.
  */
-import { act, getAppointment, getCalendar, type Api, type Appointment } from './api.js';
+import { act, getAppointment, getCalendar, type Api, type Appointment, type ProviderLocation } from './api.js';
+import { statusText } from './calendar.js';
 import { $, attr, el, fail, focusOn, human, say } from './dom.js';
 import { clock, localDate, when } from './time.js';
 
@@ -32,7 +33,7 @@ const MOVES: Record<string, string[]> = {
 const LABEL: Record<string, string> = { confirm: 'Confirm', decline: 'Decline', move: 'Move…', cancel: 'Cancel…', arrived: 'Mark arrived', no_show: 'Mark no-show' };
 
 export interface Panel {
-  open(a: Appointment, opener: HTMLElement, zone: string): void;
+  open(a: Appointment, opener: HTMLElement, pl: ProviderLocation): void;
 }
 
 /** Sets up the panel; `changed` runs after every successful move (the calendar re-reads). */
@@ -42,6 +43,7 @@ export function setupPanel(api: Api, canWrite: boolean, changed: () => Promise<u
   let opener: HTMLElement | undefined;
   let shown: Appointment | undefined;
   let zone = 'UTC';
+  let place: ProviderLocation | undefined;
 
   $('cancel-reason').replaceChildren(...Object.entries(PROVIDER_REASONS).map(([value, label]) => el('option', { value, textContent: label })));
   $('appt-close').addEventListener('click', () => dialog.close());
@@ -62,18 +64,18 @@ export function setupPanel(api: Api, canWrite: boolean, changed: () => Promise<u
     $('appt-h').textContent = `${name}, ${when(zone, a.start_time)}`;
     const addr = p.patient_address as { address1?: string; city?: string; state?: string; zip_code?: string } | undefined;
     $('appt-details').replaceChildren(
-      ...row('Status', human(a.appointment_status)),
+      ...row('Status', statusText(a)),
       ...row('Time', `${when(zone, a.start_time)} – ${clock(zone, a.end_time)}`),
       ...row('Visit reason', a.visit_reason?.name ?? '—'),
       ...row('Patient type', a.patient_type ?? '—'),
-      ...row('Booked through', a.booked_by?.app_name ?? '—'),
+      ...row('Booked through', a.booked_by ?? '—'),
       ...row('Date of birth', String(p.date_of_birth ?? '—')),
       ...row('Phone', String(p.phone_number ?? '—')),
       ...row('E-mail', String(p.email_address ?? '—')),
       ...(addr ? row('Address', [addr.address1, addr.city, addr.state, addr.zip_code].filter(Boolean).join(', ')) : []),
     );
     $('appt-history').replaceChildren(
-      ...(a.history?.length ? a.history.map((h) => el('li', { textContent: `${when(zone, h.at)}: ${human(h.status)}${h.actor ? ` (${h.actor})` : ''}` })) : [el('li', { textContent: 'No changes yet.' })]),
+      ...(a.history?.length ? a.history.map((h) => el('li', { textContent: `${when(zone, h.occurred_at ?? h.at ?? '')}: ${human(h.appointment_status ?? h.status ?? '')}${h.actor ?? h.actor_kind ? ` (${h.actor ?? h.actor_kind})` : ''}` })) : [el('li', { textContent: 'No changes yet.' })]),
     );
     const moves = canWrite ? (MOVES[a.appointment_status] ?? []) : [];
     $('appt-actions').replaceChildren(
@@ -105,9 +107,13 @@ export function setupPanel(api: Api, canWrite: boolean, changed: () => Promise<u
   async function fillSlots(date: string): Promise<void> {
     const select = $<HTMLSelectElement>('move-slot');
     if (!shown) return;
-    const r = await getCalendar(api, shown.provider_location_id, date, date);
-    const free = r.open_slots.filter((s) => localDate(zone, s.start_time) === date);
-    select.replaceChildren(...(free.length ? free.map((s) => el('option', { value: s.start_time, textContent: clock(zone, s.start_time) })) : [el('option', { value: '', textContent: 'No open times this day' })]));
+    if (!place) return;
+    const r = await getCalendar(api, place, date, date);
+    const slots = r.days.find((d) => d.date === date)?.open_slots ?? [];
+    // The appointment's own visit reason keeps its length; any open start time otherwise.
+    const fit = slots.filter((s) => !shown?.visit_reason || s.visit_reason_id === shown.visit_reason.id);
+    const free = [...new Map((fit.length ? fit : slots).map((s) => [s.start_time_utc, s])).values()];
+    select.replaceChildren(...(free.length ? free.map((s) => el('option', { value: s.start_time, textContent: clock(zone, s.start_time_utc) })) : [el('option', { value: '', textContent: 'No open times this day' })]));
   }
 
   async function choose(action: string): Promise<void> {
@@ -141,9 +147,10 @@ export function setupPanel(api: Api, canWrite: boolean, changed: () => Promise<u
   });
 
   return {
-    open(a, from, z) {
+    open(a, from, pl) {
       opener = from;
-      zone = z;
+      place = pl;
+      zone = pl.location.time_zone;
       alert.textContent = '';
       render(a);
       attr(dialog, { 'aria-busy': 'true' });

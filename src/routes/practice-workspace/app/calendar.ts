@@ -5,7 +5,7 @@
  */
 import { getCalendar, type Api, type Appointment, type CalendarRange, type Me, type ProviderLocation } from './api.js';
 import { $, all, attr, el, fail, human } from './dom.js';
-import { addDays, clock, dayLabel, localDate, today, weekStart, zoneName } from './time.js';
+import { addDays, clock, dayLabel, today, weekStart, zoneName } from './time.js';
 
 export interface Calendar {
   /** The provider-location shown. */
@@ -44,32 +44,37 @@ export function setupCalendar(api: Api, me: Me, open: (a: Appointment, opener: H
     return el('li', { className: `item ${cls}` }, ...children);
   }
 
+  /** `HH:MM` as the calendar shows times, e.g. `9:30 AM`. */
+  const wall = (hhmm: string): string => {
+    const [h, m] = hhmm.split(':').map(Number) as [number, number];
+    return `${((h + 11) % 12) + 1}:${String(m).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`;
+  };
+
   function dayItems(date: string, r: CalendarRange): HTMLLIElement[] {
     const z = zone();
+    const day = r.days.find((d) => d.date === date) ?? { date, appointments: [], open_slots: [] };
     const rows: { at: number; node: HTMLLIElement }[] = [];
     for (const off of r.time_off) {
-      const first = localDate(z, off.start_time);
-      const last = localDate(z, Date.parse(off.end_time) - 1);
-      if (date < first || date > last) continue;
-      const whole = off.all_day || (first < date && last > date);
-      const from = first === date && !off.all_day ? clock(z, off.start_time) : 'start of day';
-      const to = last === date && !off.all_day ? clock(z, off.end_time) : 'end of day';
-      rows.push({ at: first === date ? Date.parse(off.start_time) : 0, node: item('off', el('span', { className: 'time', textContent: whole ? 'All day' : `${from} – ${to}` }), ` Time off${off.note ? `: ${off.note}` : ''}`) });
+      if (date < off.start_date || date > off.end_date) continue;
+      const from = date === off.start_date && off.start_local ? off.start_local : null;
+      const to = date === off.end_date && off.end_local ? off.end_local : null;
+      const span = !from && !to ? 'All day' : `${from ? wall(from) : 'Start of day'} – ${to ? wall(to) : 'end of day'}`;
+      rows.push({ at: from ? Date.parse(`${date}T${from}:00Z`) - 86_400_000 : -Infinity, node: item('off', el('span', { className: 'time', textContent: span }), ` Time off${off.note ? `: ${off.note}` : ''}`) });
     }
-    for (const a of r.appointments) {
-      if (localDate(z, a.start_time) !== date) continue;
+    for (const a of day.appointments) {
       const name = patientName(a);
       const b = el('button', { type: 'button', className: `appt ${a.appointment_status}` },
-        el('span', { className: 'time', textContent: clock(z, a.start_time) }), ` ${name} `, el('span', { className: 'badge', textContent: human(a.appointment_status) }));
-      attr(b, { 'aria-label': `${clock(z, a.start_time)}, ${name}, ${human(a.appointment_status)}${a.visit_reason ? `, ${a.visit_reason.name}` : ''}`, 'aria-haspopup': 'dialog', 'data-appointment-id': a.appointment_id });
+        el('span', { className: 'time', textContent: clock(z, a.start_time) }), ` ${name} `, el('span', { className: 'badge', textContent: statusText(a) }));
+      attr(b, { 'aria-label': `${clock(z, a.start_time)}, ${name}, ${statusText(a)}${a.visit_reason ? `, ${a.visit_reason.name}` : ''}`, 'aria-haspopup': 'dialog', 'data-appointment-id': a.appointment_id });
       b.addEventListener('click', () => open(a, b));
       rows.push({ at: Date.parse(a.start_time), node: item('booking', b) });
     }
-    const free = r.open_slots.filter((s) => localDate(z, s.start_time) === date);
+    // One entry per open start time (a slot is offered per visit reason and patient type).
+    const free = [...new Map(day.open_slots.map((s) => [s.start_time_utc, s])).values()];
     if (view === 'day') {
-      for (const s of free) rows.push({ at: Date.parse(s.start_time), node: item('open', el('span', { className: 'time', textContent: clock(z, s.start_time) }), ' open') });
+      for (const s of free) rows.push({ at: Date.parse(s.start_time_utc), node: item('open', el('span', { className: 'time', textContent: clock(z, s.start_time_utc) }), ' open') });
     } else if (free.length) {
-      rows.push({ at: Date.parse(free[0]!.start_time) - 1, node: item('open summary', `${free.length} open from ${clock(z, free[0]!.start_time)}`) });
+      rows.push({ at: Date.parse(free[0]!.start_time_utc) - 1, node: item('open summary', `${free.length} open from ${clock(z, free[0]!.start_time_utc)}`) });
     }
     rows.sort((x, y) => x.at - y.at);
     return rows.length ? rows.map((x) => x.node) : [item('none', 'Nothing scheduled')];
@@ -105,10 +110,10 @@ export function setupCalendar(api: Api, me: Me, open: (a: Appointment, opener: H
     if (!pl) return [];
     const mine = ++seq;
     const [start, end] = range();
-    const before = new Set(data?.appointments.map((a) => a.appointment_id));
-    const next = await getCalendar(api, pl.provider_location_id, start, end);
+    const before = new Set(data?.days.flatMap((d) => d.appointments).map((a) => a.appointment_id));
+    const next = await getCalendar(api, pl, start, end);
     if (mine !== seq) return [];
-    const fresh = data ? next.appointments.filter((a) => !before.has(a.appointment_id)).map((a) => a.appointment_id) : [];
+    const fresh = data ? next.days.flatMap((d) => d.appointments).filter((a) => !before.has(a.appointment_id)).map((a) => a.appointment_id) : [];
     data = next;
     render();
     return fresh;
@@ -148,8 +153,11 @@ export function setupCalendar(api: Api, me: Me, open: (a: Appointment, opener: H
   anchor = today(zone());
   for (const r of all<HTMLInputElement>('input[name="cal-view"]')) r.checked = r.value === view;
   render();
-  return { current, refresh, shown: () => data?.appointments ?? [] };
+  return { current, refresh, shown: () => data?.days.flatMap((d) => d.appointments) ?? [] };
 }
+
+/** The status as the calendar shows it (an arrived patient says so). */
+export const statusText = (a: Appointment): string => (a.arrived ? `${human(a.appointment_status)}, arrived` : human(a.appointment_status));
 
 /** The patient's name as the calendar shows it. */
 export function patientName(a: Appointment): string {

@@ -38,7 +38,7 @@ function startViews(api: Api, me: Me): void {
   // The panel and the calendar call each other only from event handlers, after both exist.
   const refresh = (): Promise<unknown> => calendar.refresh();
   const panel = setupPanel(api, canWrite, refresh);
-  const calendar: Calendar = setupCalendar(api, me, (a, opener) => panel.open(a, opener, calendar.current()?.location.time_zone ?? 'UTC'));
+  const calendar: Calendar = setupCalendar(api, me, (a, opener) => calendar.current() && panel.open(a, opener, calendar.current()!));
   const schedule = canWrite ? setupSchedule(api, me, () => void refresh().catch(fail)) : undefined;
   const staff = isAdmin ? setupStaff(api, me) : undefined;
 

@@ -5,19 +5,24 @@
  * (docs/decisions/0014-practice-workspace.md, "Schedules") they are listed and the change is saved
  * only when the user confirms.
  */
-import { ApiError, type Api, type Me } from './api.js';
+import { ApiError, type Api, type Me, type TimeOff } from './api.js';
 import { $, all, attr, el, fail, focusOn, say } from './dom.js';
 import { when } from './time.js';
 
 interface Hours { weekday: number; start: string; end: string }
-interface Stranded { appointment_id: string; start_time: string; patient_name?: string; appointment_status?: string }
-interface TimeOffRow { time_off_id: string; start_time: string; end_time: string; note?: string | null }
+interface Stranded { appointment_id: string; start_time: string; status?: string }
+/** `GET /practice/v1/provider_locations/{id}/schedule`. */
 interface Schedule {
+  provider_location_id: string;
+  provider_id: string;
   time_zone: string;
-  weekly_hours: Hours[];
-  time_off: TimeOffRow[];
-  settings: { confirmation_type: 'automatic' | 'manual'; required_fields: string[]; accepted_insurance_plan_ids: string[] };
-  options?: { required_fields?: string[]; insurance_plans?: { id: string; name: string }[] };
+  weekly_hours: (Hours & { visit_reason_ids?: string[]; patient_type?: string })[];
+  time_off: TimeOff[];
+  confirmation_type: 'auto' | 'manual';
+  required_fields: string[];
+  accepts_booking_requests_from: string[];
+  insurance_managed_at_practice: boolean;
+  insurance_plan_ids: string[];
 }
 
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
@@ -53,6 +58,9 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     });
     li.append(rm);
     li.dataset.weekday = String(day);
+    // Blocks limited to visit reasons or a patient type keep those limits (the editor shows times only).
+    const extra = h as { visit_reason_ids?: string[]; patient_type?: string };
+    if (extra.visit_reason_ids || extra.patient_type) li.dataset.extra = JSON.stringify({ visit_reason_ids: extra.visit_reason_ids, patient_type: extra.patient_type });
     return li;
   }
 
@@ -73,29 +81,30 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     );
   }
 
+  const offText = (o: TimeOff): string =>
+    `${o.start_date}${o.start_local ? ` ${o.start_local}` : ''} – ${o.end_date}${o.end_local ? ` ${o.end_local}` : ''}${o.start_local || o.end_local ? '' : ' (whole days)'}${o.provider_location_id ? '' : ', every location'}${o.note ? ` · ${o.note}` : ''}`;
+
   function renderTimeOff(s: Schedule): void {
     $('off-list').replaceChildren(
       ...(s.time_off.length
         ? s.time_off.map((o) => {
-            const rm = attr(el('button', { type: 'button', className: 'danger', textContent: 'Remove' }), { 'aria-label': `Remove time off from ${when(s.time_zone, o.start_time)}` });
-            rm.addEventListener('click', () => void api.call('DELETE', `${base()}/time_off/${enc(o.time_off_id)}`).then(() => say('Time off removed.')).then(load).then(afterChange).catch(fail));
-            return el('li', { className: 'card row' }, el('span', { textContent: `${when(s.time_zone, o.start_time)} – ${when(s.time_zone, o.end_time)}${o.note ? ` · ${o.note}` : ''}` }), rm);
+            const rm = attr(el('button', { type: 'button', className: 'danger', textContent: 'Remove' }), { 'aria-label': `Remove time off ${offText(o)}` });
+            rm.addEventListener('click', () =>
+              void api.call('DELETE', `/practice/v1/time_off/${enc(o.time_off_id)}`).then(() => say('Time off removed.')).then(load).then(afterChange).then(() => focusOn($('off-h'))).catch(fail));
+            return el('li', { className: 'card row' }, el('span', { textContent: offText(o) }), rm);
           })
         : [el('li', { textContent: 'No time off planned.' })]),
     );
   }
 
   function renderSettings(s: Schedule): void {
-    $<HTMLSelectElement>('set-confirmation').value = s.settings.confirmation_type;
-    const checks = (box: string, name: string, items: { id: string; name: string }[], on: string[]): void => {
-      $(box).replaceChildren(
-        ...(items.length
-          ? items.map((it) => el('label', { className: 'check' }, el('input', { type: 'checkbox', name, value: it.id, checked: on.includes(it.id) }), ` ${it.name}`))
-          : [el('p', { className: 'muted', textContent: 'None to choose from.' })]),
-      );
-    };
-    checks('set-required', 'required', (s.options?.required_fields ?? s.settings.required_fields).map((f) => ({ id: f, name: f.replace(/_/g, ' ') })), s.settings.required_fields);
-    checks('set-insurance', 'insurance', s.options?.insurance_plans ?? s.settings.accepted_insurance_plan_ids.map((id) => ({ id, name: id })), s.settings.accepted_insurance_plan_ids);
+    $<HTMLSelectElement>('set-confirmation').value = s.confirmation_type;
+    for (const box of all<HTMLInputElement>('#settings input[name="accepts"]')) box.checked = s.accepts_booking_requests_from.includes(box.value);
+    for (const box of all<HTMLInputElement>('#settings input[name="required"]')) box.checked = s.required_fields.includes(box.value);
+    const plans = $<HTMLTextAreaElement>('set-insurance');
+    plans.value = s.insurance_plan_ids.join('\n');
+    plans.disabled = s.insurance_managed_at_practice;
+    $('set-insurance-note').hidden = !s.insurance_managed_at_practice;
   }
 
   async function load(): Promise<void> {
@@ -126,7 +135,7 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     if (!stranded.length) return save(false);
     const zone = schedule?.time_zone ?? 'UTC';
     $('stranded-list').replaceChildren(
-      ...stranded.map((a) => el('li', { textContent: `${when(zone, a.start_time)}${a.patient_name ? ` · ${a.patient_name}` : ''}${a.appointment_status ? ` · ${a.appointment_status.replace(/_/g, ' ')}` : ''}` })),
+      ...stranded.map((a) => el('li', { textContent: `${when(zone, a.start_time)}${a.status ? ` · ${a.status.replace(/_/g, ' ')}` : ''}` })),
     );
     pending = () => save(true);
     $('stranded').hidden = false;
@@ -145,29 +154,34 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     e.preventDefault();
     const weekly_hours = [...all<HTMLLIElement>('#hours-days li.hours')].map((li) => {
       const [s, t] = Array.from(li.querySelectorAll('input'));
-      return { weekday: Number(li.dataset.weekday), start: s!.value, end: t!.value };
+      return { weekday: Number(li.dataset.weekday), start: s!.value, end: t!.value, ...(li.dataset.extra ? (JSON.parse(li.dataset.extra) as object) : {}) };
     });
-    void guarded('PUT', `${base()}/weekly_hours`, { weekly_hours }, 'Weekly hours saved.').catch(fail);
+    void guarded('PUT', `${base()}/weekly_hours`, { hours: weekly_hours }, 'Weekly hours saved.').catch(fail);
   });
   $<HTMLFormElement>('off').addEventListener('submit', (e) => {
     e.preventDefault();
-    const f = new FormData(e.target as HTMLFormElement);
+    const form = e.target as HTMLFormElement;
+    const f = new FormData(form);
     const v = (k: string): string => String(f.get(k) ?? '').trim();
-    const body: Record<string, unknown> = { start_date: v('start_date'), end_date: v('end_date') || v('start_date') };
-    if (v('start_time') || v('end_time')) Object.assign(body, { start_time: v('start_time'), end_time: v('end_time') });
+    const body: Record<string, unknown> = { provider_id: schedule?.provider_id, start_date: v('start_date'), end_date: v('end_date') || v('start_date') };
+    if (v('scope') === 'location') body.provider_location_id = plSel.value;
+    if (v('start_local')) body.start_local = v('start_local');
+    if (v('end_local')) body.end_local = v('end_local');
     if (v('note')) body.note = v('note');
-    void guarded('POST', `${base()}/time_off`, body, 'Time off added.')
-      .then(() => (e.target as HTMLFormElement).reset())
+    void guarded('POST', '/practice/v1/time_off', body, 'Time off added.')
+      .then(() => form.reset())
       .catch(fail);
   });
   $<HTMLFormElement>('settings').addEventListener('submit', (e) => {
     e.preventDefault();
     const f = new FormData(e.target as HTMLFormElement);
+    const plans = String(f.get('insurance') ?? '').split(/[\s,]+/).filter(Boolean);
     void api
-      .call('PUT', `${base()}/settings`, {
+      .call('PATCH', `${base()}/settings`, {
         confirmation_type: f.get('confirmation_type'),
         required_fields: f.getAll('required').map(String),
-        accepted_insurance_plan_ids: f.getAll('insurance').map(String),
+        accepts_booking_requests_from: f.getAll('accepts').map(String),
+        ...(schedule?.insurance_managed_at_practice ? {} : { insurance_plan_ids: plans }),
       })
       .then(() => say('Settings saved.'))
       .then(load)

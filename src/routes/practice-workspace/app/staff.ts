@@ -12,8 +12,7 @@ const ROLE: Record<string, string> = { practice_admin: 'Administrator', practice
 /** Sets up the staff view; `load` lists the members. */
 export function setupStaff(api: Api, me: Me): { load(): Promise<void> } {
   async function load(): Promise<void> {
-    const body = await api.call<Member[] | { staff: Member[] }>('GET', '/practice/v1/staff');
-    const members = Array.isArray(body) ? body : body.staff;
+    const members = await api.call<Member[]>('GET', '/practice/v1/staff');
     $('staff-rows').replaceChildren(
       ...members.map((m) => {
         const cells: Node[] = [el('td', { textContent: m.email }), el('td', { textContent: ROLE[m.role] ?? m.role }), el('td', { textContent: m.created_at ? m.created_at.slice(0, 10) : '' })];
@@ -35,9 +34,9 @@ export function setupStaff(api: Api, me: Me): { load(): Promise<void> } {
     e.preventDefault();
     const f = new FormData(e.target as HTMLFormElement);
     void api
-      .call<{ invitation_url?: string; url?: string }>('POST', '/practice/v1/staff/invitations', { email: String(f.get('email')).trim(), role: f.get('role') })
+      .call<{ invitation_url: string }>('POST', '/practice/v1/staff', { email: String(f.get('email')).trim(), role: f.get('role') })
       .then(async (inv) => {
-        $<HTMLInputElement>('invite-link').value = inv.invitation_url ?? inv.url ?? '';
+        $<HTMLInputElement>('invite-link').value = inv.invitation_url;
         $('invite-result').hidden = false;
         (e.target as HTMLFormElement).reset();
         say('Invitation created.');
