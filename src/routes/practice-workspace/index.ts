@@ -15,11 +15,14 @@ import { demoCsp } from '../demo/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** The first-party public client the workspace signs in with (decision 0014, "Sign-in"). */
-export const WORKSPACE_CLIENT_ID = 'practice-workspace';
+/**
+ * The first-party public client the workspace signs in with (decision 0014, "Sign-in"):
+ * `practice-workspace` in production, `practice-workspace-<env>` elsewhere (each environment its own).
+ */
+export const workspaceClientIdOf = (config: Config): string => (config.appEnv === 'production' ? 'practice-workspace' : `practice-workspace-${config.appEnv}`);
 
 /** The workspace's redirect URI in this deployment. */
-export const workspaceRedirectUri = (config: Config): string => `${config.publicBaseUrl}/practice/callback`;
+export const workspaceRedirectUri = (config: Config): string => `${config.publicBaseUrl.replace(/\/+$/, '')}/practice/callback`;
 
 /** Bundles the workspace's browser script with esbuild's JS API (no files written). */
 export async function bundleWorkspaceScript(): Promise<string> {
@@ -55,7 +58,7 @@ export const practiceWorkspaceRoutes: FastifyPluginAsync<{ config: Config }> = a
   const page = async (reply: FastifyReply) => {
     html ??= readFile(join(here, 'app/index.html'), 'utf8').then((text) =>
       text
-        .replace('{{client_id}}', escapeAttr(WORKSPACE_CLIENT_ID))
+        .replace('{{client_id}}', escapeAttr(workspaceClientIdOf(config)))
         .replace('{{auth_url}}', escapeAttr(config.authUrl))
         .replace('{{redirect_uri}}', escapeAttr(redirectUri)),
     );
