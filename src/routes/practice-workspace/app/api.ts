@@ -50,9 +50,9 @@ export interface Appointment {
   visit_reason?: { id: string; name: string } | null;
   patient_type?: string;
   patient?: Record<string, unknown> | null;
-  /** The booking developer's app name. */
-  booked_by?: string | null;
-  history?: { appointment_status?: string; status?: string; at?: string; occurred_at?: string; actor?: string; actor_kind?: string }[];
+  /** The booking developer's app: its name in the calendar, `{developer_id, name}` in the appointment's read. */
+  booked_by?: string | { developer_id: string; name: string } | null;
+  history?: { at: string; action: string; actor_kind: string }[];
 }
 
 export interface Slot { start_time: string; start_time_utc: string; end_time_utc: string; visit_reason_id: string; patient_types: string[] }
@@ -78,6 +78,8 @@ export interface CalendarRange {
 export interface Api {
   /** A JSON call; returns the body's `data`. */
   call<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /** A JSON call; returns the whole body (for answers with more than `data`, e.g. a dry run's `stranded`). */
+  whole<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** A raw authorized fetch (for the event stream). */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   tokens: UserTokenSource;
@@ -110,14 +112,18 @@ export function createApi(tokens: UserTokenSource, onSignedOut: () => void): Api
     tokens,
     fetch: authorized,
     async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const parsed = await this.whole<{ data?: T } | undefined>(method, path, body);
+      return (parsed?.data ?? parsed) as T;
+    },
+    async whole<T>(method: string, path: string, body?: unknown): Promise<T> {
       const res = await authorized(path, {
         method,
         headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-      const parsed = res.status === 204 ? undefined : ((await res.json().catch(() => undefined)) as { data?: T } | undefined);
+      const parsed = res.status === 204 ? undefined : ((await res.json().catch(() => undefined)) as unknown);
       if (!res.ok) throw new ApiError(message(res, parsed), res.status, parsed);
-      return (parsed?.data ?? parsed) as T;
+      return parsed as T;
     },
   };
 }
@@ -152,14 +158,13 @@ interface CalendarBody {
 export async function getCalendar(api: Api, pl: ProviderLocation, from: string, to: string): Promise<CalendarRange> {
   const [cal, off] = await Promise.all([
     api.call<CalendarBody>('GET', `/practice/v1/calendar?${q({ provider_id: pl.provider.id, provider_location_id: pl.provider_location_id, from, to })}`),
-    api.call<TimeOff[] | { time_off: TimeOff[] }>('GET', `/practice/v1/providers/${enc(pl.provider.id)}/time_off?${q({ from, to })}`).catch(() => []),
+    api.call<TimeOff[]>('GET', `/practice/v1/time_off?${q({ provider_id: pl.provider.id, from, to })}`),
   ]);
   const mine = cal.provider_locations.find((x) => x.provider_location_id === pl.provider_location_id);
-  const offs = Array.isArray(off) ? off : off.time_off;
   return {
     time_zone: mine?.time_zone ?? pl.location.time_zone,
     days: mine?.days ?? [],
-    time_off: offs.filter((t) => t.provider_location_id === null || t.provider_location_id === pl.provider_location_id),
+    time_off: off.filter((t) => t.provider_location_id === null || t.provider_location_id === pl.provider_location_id),
   };
 }
 

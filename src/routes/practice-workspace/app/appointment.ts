@@ -21,15 +21,16 @@ export const PROVIDER_REASONS: Record<string, string> = {
 
 /** Which moves each status offers (docs/api/appointments.md#lifecycle); the API has the last word. */
 const MOVES: Record<string, string[]> = {
-  pending_booking: ['confirm', 'decline', 'move', 'cancel'],
+  pending_booking: ['confirm', 'decline', 'cancel'],
   confirmed: ['move', 'cancel', 'arrived', 'no_show'],
-  pending_reschedule: ['cancel'],
+  pending_reschedule: ['move', 'cancel'],
   rescheduled: ['move', 'cancel', 'arrived', 'no_show'],
   reschedule_failed: ['move', 'cancel', 'arrived', 'no_show'],
   booking_failed: [],
   cancelled: [],
   no_show: ['arrived'],
 };
+const ACTOR: Record<string, string> = { client: 'the booking app', user: 'the patient', operator: 'Carebook', service: 'Carebook', staff: 'the practice' };
 const LABEL: Record<string, string> = { confirm: 'Confirm', decline: 'Decline', move: 'Move…', cancel: 'Cancel…', arrived: 'Mark arrived', no_show: 'Mark no-show' };
 
 export interface Panel {
@@ -62,22 +63,23 @@ export function setupPanel(api: Api, canWrite: boolean, changed: () => Promise<u
     const p = (a.patient ?? {}) as Record<string, unknown>;
     const name = `${String(p.first_name ?? '')} ${String(p.last_name ?? '')}`.trim() || 'Patient';
     $('appt-h').textContent = `${name}, ${when(zone, a.start_time)}`;
-    const addr = p.patient_address as { address1?: string; city?: string; state?: string; zip_code?: string } | undefined;
+    const addr = (p.address ?? p.patient_address) as { address1?: string; city?: string; state?: string; zip_code?: string } | undefined;
     $('appt-details').replaceChildren(
       ...row('Status', statusText(a)),
       ...row('Time', `${when(zone, a.start_time)} – ${clock(zone, a.end_time)}`),
       ...row('Visit reason', a.visit_reason?.name ?? '—'),
       ...row('Patient type', a.patient_type ?? '—'),
-      ...row('Booked through', a.booked_by ?? '—'),
+      ...row('Booked through', (typeof a.booked_by === 'string' ? a.booked_by : a.booked_by?.name) ?? '—'),
       ...row('Date of birth', String(p.date_of_birth ?? '—')),
       ...row('Phone', String(p.phone_number ?? '—')),
       ...row('E-mail', String(p.email_address ?? '—')),
       ...(addr ? row('Address', [addr.address1, addr.city, addr.state, addr.zip_code].filter(Boolean).join(', ')) : []),
     );
     $('appt-history').replaceChildren(
-      ...(a.history?.length ? a.history.map((h) => el('li', { textContent: `${when(zone, h.occurred_at ?? h.at ?? '')}: ${human(h.appointment_status ?? h.status ?? '')}${h.actor ?? h.actor_kind ? ` (${h.actor ?? h.actor_kind})` : ''}` })) : [el('li', { textContent: 'No changes yet.' })]),
+      ...(a.history?.length ? a.history.map((h) => el('li', { textContent: `${when(zone, h.at)}: ${human(h.action)} (by ${ACTOR[h.actor_kind] ?? h.actor_kind})` })) : [el('li', { textContent: 'No changes yet.' })]),
     );
-    const moves = canWrite ? (MOVES[a.appointment_status] ?? []) : [];
+    // Only a manual-confirmation booking waits for the practice's confirmation.
+    const moves = canWrite ? (MOVES[a.appointment_status] ?? []).filter((m) => m !== 'confirm' || a.confirmation_type === 'manual') : [];
     $('appt-actions').replaceChildren(
       ...moves.map((m) => {
         const b = el('button', { type: 'button', className: m === 'cancel' || m === 'decline' ? 'danger' : 'secondary', textContent: LABEL[m]! });

@@ -10,7 +10,7 @@ import { $, all, attr, el, fail, focusOn, say } from './dom.js';
 import { when } from './time.js';
 
 interface Hours { weekday: number; start: string; end: string }
-interface Stranded { appointment_id: string; start_time: string; status?: string }
+interface Stranded { appointment_id: string; start_time: string; status?: string; note?: string }
 /** `GET /practice/v1/provider_locations/{id}/schedule`. */
 interface Schedule {
   provider_location_id: string;
@@ -27,12 +27,6 @@ interface Schedule {
 
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 const enc = encodeURIComponent;
-
-/** The stranded bookings of a refused or dry-run change, from the answer's data or the 409's body. */
-function strandedOf(x: unknown): Stranded[] {
-  const b = (x ?? {}) as { stranded?: Stranded[]; stranded_appointments?: Stranded[]; data?: unknown };
-  return b.stranded ?? b.stranded_appointments ?? (b.data ? strandedOf(b.data) : []);
-}
 
 /** Sets up the schedule view for the practice's provider-locations. */
 export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load(): Promise<void> } {
@@ -127,15 +121,17 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     };
     let stranded: Stranded[];
     try {
-      stranded = strandedOf(await api.call(method, path, { ...body, dry_run: true }));
+      stranded = (await api.whole<{ stranded: Stranded[] }>(method, path, { ...body, dry_run: true })).stranded;
     } catch (e) {
       if (!(e instanceof ApiError && e.status === 409)) throw e;
-      stranded = strandedOf(e.body);
+      // Refused (a booking arrived since): the error names each stranded appointment.
+      const items = ((e.body ?? {}) as { errors?: { message: string }[] }).errors ?? [];
+      stranded = items.map((x) => ({ appointment_id: '', start_time: '', note: x.message }));
     }
     if (!stranded.length) return save(false);
     const zone = schedule?.time_zone ?? 'UTC';
     $('stranded-list').replaceChildren(
-      ...stranded.map((a) => el('li', { textContent: `${when(zone, a.start_time)}${a.status ? ` · ${a.status.replace(/_/g, ' ')}` : ''}` })),
+      ...stranded.map((a) => el('li', { textContent: a.note ?? `${when(zone, a.start_time)}${a.status ? ` · ${a.status.replace(/_/g, ' ')}` : ''}` })),
     );
     pending = () => save(true);
     $('stranded').hidden = false;
