@@ -8,13 +8,6 @@ const parts = (zone: string, instant: number): Record<string, string> => {
   return Object.fromEntries(fmt.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
 };
 
-/** The zone's offset from UTC at an instant, in milliseconds. */
-export function offsetMs(zone: string, instant: number): number {
-  const p = parts(zone, instant);
-  const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
-  return asUtc - Math.floor(instant / 1000) * 1000;
-}
-
 /** The local date of an instant in the zone. */
 export function localDate(zone: string, instant: number | string): string {
   const p = parts(zone, typeof instant === 'string' ? Date.parse(instant) : instant);
