@@ -68,21 +68,26 @@ function requestTimeouts(seconds: number): { requestTimeout: number; http: { req
   return { requestTimeout: ms, http: { requestTimeout: ms, headersTimeout: Math.min(ms, 60_000), connectionsCheckingInterval: Math.min(5_000, Math.max(250, ms / 4)) } };
 }
 
+const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+/** Whether `log` writes lines of `level` (pino's numeric order; `silent` writes none). */
+const logs = (log: FastifyBaseLogger, level: 'debug' | 'info'): boolean => (LEVELS[log.level] ?? Infinity) <= LEVELS[level]!;
+
 /** Builds the application (docs/api/README.md, docs/api/deployment.md#configuration). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db } = deps;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: requestIdGenerator(),
-    // A child logger per request costs ~3 % of a small request (pino applies the redaction list to
-    // its bindings); with logging off nothing would ever be written through it.
+    // A child logger per request costs ~3 % of a small request; with logging off nothing would ever
+    // be written through it.
     childLoggerFactory: (logger, bindings, opts) => (logger.level === 'silent' ? logger : logger.child(bindings, opts)),
     // TRUST_PROXY: read the client address (request.ip) from X-Forwarded-For of trusted proxies, so
     // per-address limits (docs/api/conventions.md#rate-limits) key on the caller, not the load balancer. The auth server
     // is a plugin of this instance and inherits it.
     // A hop count becomes a function, as Fastify does at run time (its types omit numbers).
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // One line per request (written below when the answer is sent); the incoming line only at debug.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     // Idle keep-alive sockets close at once; busy ones get the grace period (see preClose below).
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -117,6 +122,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
     if (req.url.startsWith('/v1') || req.url.startsWith('/admin')) reply.header('cache-control', 'no-store');
+    done();
+  });
+
+  // The request's one log line, when its answer has been sent: method, URL without query values,
+  // status and time (docs/operator-guide.md, "Logs"). The incoming line is written only at debug.
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (logs(req.log, 'debug')) req.log.debug({ req }, 'incoming request');
+    done();
+  });
+  app.addHook('onResponse', (req, reply, done) => {
+    if (logs(req.log, 'info')) req.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
 
