@@ -503,6 +503,22 @@ export interface InsuranceMappingRequestsTable {
   error: string | null;
 }
 
+/** One API call of a developer's credential (docs/api/request-log.md). */
+export interface RequestLogTable {
+  id: Generated<string>;
+  env: Env;
+  developer_id: string;
+  client_id: string;
+  at: Timestamp;
+  method: string;
+  path: string;
+  status: number;
+  latency_ms: number;
+  request_id: string;
+  /** The error body of a refused call; null for a success. */
+  error: ColumnType<unknown, string | null, string | null>;
+}
+
 export interface AuditLogTable {
   id: Generated<string>;
   env: Env;
@@ -521,6 +537,7 @@ export interface Database {
   oauth_clients: OauthClientsTable;
   users: UsersTable;
   practice_members: PracticeMembersTable;
+  request_log: RequestLogTable;
   signing_keys: SigningKeysTable;
   token_families: TokenFamiliesTable;
   authorization_codes: AuthorizationCodesTable;

@@ -3,6 +3,9 @@
  * dependencies come in through `AppDeps`; nothing here is a module-level singleton.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { loggableError } from '../lib/loggable-error.js';
+import { RequestLogBuffer } from '../domain/request-log/buffer.js';
+import { installRequestLog } from './request-log.js';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -166,6 +169,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Routes declare the guard as their `onRequest` hook: the token is checked and the call counted
   // against the rate limit before the body is read, parsed and validated, so an unauthenticated
   // caller gets 401 without its body being read, and malformed requests are rate limited too.
+  // Every answered call of a developer's credential goes to their request log (docs/api/request-log.md).
+  installRequestLog(app, new RequestLogBuffer(db, { onError: (err) => app.log.error({ err: loggableError(err) }, 'request log flush failed') }));
   app.decorate('guard', makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys }), limiter));
 
   // One-pass validation and Idempotency-Key first, so every route registered after them gets them.

@@ -79,6 +79,10 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
     operationId: 'adminReplayWebhooks',
     description: 'Queues again every delivered, failed or undelivered (no receiver) event of a developer since a time.',
   },
+  'GET /admin/v1/developers/{developer_id}/request-log': {
+    operationId: 'adminReadRequestLog',
+    description: 'A developer\'s API calls of the last 7 days (at most the newest 10,000), newest first: method, path without query values, status, latency, request id and, for a refused call, its error body. Search by `request_id`; filter by `status`.',
+  },
   'PUT /admin/v1/developers/{developer_id}/rate-limit': {
     operationId: 'adminSetRateLimit',
     description: 'Overrides a developer\'s requests-per-minute limit (null restores the default). Takes effect on every process within seconds.',
