@@ -92,7 +92,8 @@ class DryRunEnd<T> {
 /**
  * Runs one schedule change of `providerId` touching `pls` (docs/scheduling.md): in one transaction,
  * takes the provider's schedule lock first (so a booking either committed before, and is seen here,
- * or waits and then finds the new schedule), runs `write`, lists the stranded appointments, then
+ * or waits and then finds the new schedule), runs `write`, lists the appointments it strands (live,
+ * upcoming, in open time before `write` and outside it after), then
  * rolls back for `dryRun`, throws `strandedConflict` when some are stranded without
  * `allowStranded`, or commits and drops the stored availability summaries of `pls` (listings
  * compute them again on their next read).
@@ -106,8 +107,11 @@ export async function scheduleChange<T>(
   try {
     return await inTransaction(db, async (trx) => {
       await lockProviderSchedule(trx, input.env, input.providerId);
+      // Only what this change strands: appointments already outside open time (an earlier change
+      // saved with allowStranded) do not refuse every later change.
+      const already = new Set((await strandedAppointments(trx, input.env, input.pls, now)).map((a) => a.appointment_id));
       const result = await write(trx);
-      const stranded = await strandedAppointments(trx, input.env, input.pls, now);
+      const stranded = (await strandedAppointments(trx, input.env, input.pls, now)).filter((a) => !already.has(a.appointment_id));
       if (input.dryRun) throw new DryRunEnd(result, stranded);
       if (stranded.length > 0 && !input.allowStranded) throw strandedConflict(stranded);
       if (input.pls.size > 0) {
