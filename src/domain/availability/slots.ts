@@ -11,8 +11,8 @@
  * calendar timeslots pushed with the calendar PUT (excluded visit reasons beat allowed ones; no
  * patient type means both). A slot `[start, start + duration)` is offered when it starts after
  * `now`, within `BOOKING_HORIZON_DAYS`, the provider accepts the visit reason, and it overlaps none
- * of the provider's held time (any location) nor its time off (docs/scheduling.md). Start times are rendered with the provider's own UTC
- * offset.
+ * of the provider's held time (any location) nor its time off (docs/scheduling.md, "Time off").
+ * Start times are rendered with the provider's own UTC offset.
  *
  * `walkSlots` works on loaded data (`loadScheduleData`, src/domain/scheduling/schedule-data.ts) and
  * yields one local day at a time, so a caller that needs only the first slots (first availability,
