@@ -334,6 +334,25 @@ export interface WeeklySchedulesTable {
   patient_type: 'new' | 'existing' | null;
 }
 
+/** Time off of a provider (every location) or one provider-location (migration 0015; docs/scheduling.md). */
+export interface TimeOffTable {
+  id: string;
+  env: Env;
+  practice_id: string;
+  provider_id: string;
+  /** Null: every location of the provider. */
+  provider_location_id: string | null;
+  /** Local dates in the location's zone, inclusive. */
+  start_date: ColumnType<string, string, string>;
+  end_date: ColumnType<string, string, string>;
+  /** Local `HH:MM[:SS]` on `start_date` (null: from midnight) and on `end_date` (null: to the end of the day). */
+  start_local: string | null;
+  end_local: string | null;
+  note: string | null;
+  created_by_user_id: string | null;
+  created_at: Timestamp;
+}
+
 export interface CalendarTimeslotsTable {
   id: string;
   env: Env;
@@ -564,6 +583,7 @@ export interface Database {
   facilities: FacilitiesTable;
   weekly_schedules: WeeklySchedulesTable;
   calendar_timeslots: CalendarTimeslotsTable;
+  time_off: TimeOffTable;
   patients: PatientsTable;
   appointments: AppointmentsTable;
   appointment_holds: AppointmentHoldsTable;
