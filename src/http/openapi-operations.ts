@@ -174,6 +174,7 @@ export const TAGS = [
   { name: 'calendar', description: 'Timeslots pushed by a provider\'s calendar system.' },
   { name: 'webhooks', description: 'Signed notifications of appointment changes; a mock delivery in the sandbox.' },
   { name: 'facilities (beta)', description: 'Clinics and hospitals of your directory. Beta: may change.' },
+  { name: 'practice', description: 'The Practice API: a practice\'s staff run its calendars, appointments, schedules and staff (a token of the practice workspace client).' },
   { name: 'admin', description: 'The operator\'s API (an `ADMIN_TOKEN` bearer): developers, users, directory, webhooks, limits, provider-side moves.' },
 ];
 
