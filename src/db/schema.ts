@@ -61,7 +61,7 @@ export interface PracticeInvitationsTable {
   created_by_user_id: string | null;
   expires_at: Timestamp;
   accepted_at: NullableTimestamp;
-  accepted_user_id: string | null;
+  user_id: string | null;
 }
 
 export interface SigningKeysTable {

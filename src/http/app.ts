@@ -18,6 +18,7 @@ import { authServerIsLocal, createAccessTokenReader, createTokenVerifier } from 
 import { createPracticeTokenVerifier } from '../auth/practice-token.js';
 import { ensureWorkspaceClient } from '../domain/practices/workspace-client.js';
 import { practiceRoutes } from '../routes/practice/index.js';
+import { invitationPageRoutes } from '../routes/practice/invitation-page.js';
 import { adminRoutes } from '../routes/admin/index.js';
 import { credentialRoutes } from '../routes/v1/credentials/index.js';
 import { directoryRoutes } from '../routes/v1/directory/index.js';
@@ -174,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes,
     practiceGuard: makePracticeGuard(createPracticeTokenVerifier({ config, db, reader }), limiter),
   });
+  await app.register(invitationPageRoutes, { config, db });
 
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', config: { ...config, adminToken: config.adminToken }, db });

@@ -17,7 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_by_user_id text,
       expires_at timestamptz NOT NULL,
       accepted_at timestamptz,
-      accepted_user_id text
+      user_id text REFERENCES users(id) ON DELETE CASCADE
     )`.execute(db);
   await sql`CREATE INDEX practice_invitations_practice ON practice_invitations (env, practice_id)`.execute(db);
 }

@@ -28,6 +28,11 @@ export interface NewInvitation {
   expiresAt: Date;
 }
 
+/** The link of an invitation: the page that sets the password (docs/auth.md, "Practice accounts and sign-in"). */
+export function invitationUrl(publicBaseUrl: string, token: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/practice/invitations/${encodeURIComponent(token)}`;
+}
+
 /** An invitation that can still be accepted, as its page shows it. */
 export interface OpenInvitation {
   email: string;
@@ -58,16 +63,18 @@ async function invitableEmailErrors(db: Db, env: Env, email: string): Promise<{ 
 export async function createInvitation(
   db: Db,
   env: Env,
-  input: { practiceId: string; email: string; role: PracticeRole; createdByUserId: string | null },
+  input: { practiceId: string; email: string; role: PracticeRole; createdByUserId: string | null; userId?: string },
 ): Promise<NewInvitation> {
   const email = input.email.trim();
-  const errors = await invitableEmailErrors(db, env, email);
-  if (errors.length) throw invalidFields(errors);
+  if (!input.userId) {
+    const errors = await invitableEmailErrors(db, env, email);
+    if (errors.length) throw invalidFields(errors);
+  }
   const token = secretToken();
   const expiresAt = new Date(Date.now() + INVITATION_TTL_MS);
   await db
     .insertInto('practice_invitations')
-    .values({ token_hash: hashToken(token), env, practice_id: input.practiceId, email, role: input.role, created_by_user_id: input.createdByUserId, expires_at: expiresAt })
+    .values({ token_hash: hashToken(token), env, practice_id: input.practiceId, email, role: input.role, created_by_user_id: input.createdByUserId, expires_at: expiresAt, user_id: input.userId ?? null })
     .execute();
   return { token, practiceId: input.practiceId, email, role: input.role, expiresAt };
 }
@@ -95,8 +102,9 @@ export async function openInvitation(db: Db, env: Env, token: string): Promise<O
 }
 
 /**
- * Accepts invitation `token` with `password`: marks it used, then creates the login and membership
- * (or ties a removed staff member's login to the practice again, with the new password), all in one
+ * Accepts invitation `token` with `password`: marks it used, then sets the password of the login the
+ * operator made with it, or creates the login and membership (or ties a removed staff member's login
+ * to the practice again, with the new password), all in one
  * transaction. `notFound` for an unknown, used or expired token; a bad password is `invalid` and
  * leaves the invitation usable.
  */
@@ -113,25 +121,34 @@ export async function acceptInvitation(db: Db, env: Env, token: string, password
       .where('env', '=', env)
       .where('accepted_at', 'is', null)
       .where('expires_at', '>', new Date())
-      .returning(['token_hash', 'practice_id', 'email', 'role', 'created_by_user_id'])
+      .returning(['token_hash', 'practice_id', 'email', 'role', 'created_by_user_id', 'user_id'])
       .executeTakeFirst();
     if (!inv) throw notFound('this invitation is unknown, used or expired', 'token');
-    const removed = await trx
-      .selectFrom('users as u')
-      .leftJoin('practice_members as m', 'm.user_id', 'u.id')
-      .select(['u.id', 'u.role', 'm.practice_id'])
-      .where('u.env', '=', env)
-      .where((eb) => eb(eb.fn('lower', ['u.email']), '=', inv.email.toLowerCase()))
-      .executeTakeFirst();
     let userId: string;
-    if (removed && removed.role === 'staff' && !removed.practice_id) {
+    const made = inv.user_id
+      ? await trx.selectFrom('practice_members').select('user_id').where('user_id', '=', inv.user_id).where('practice_id', '=', inv.practice_id).executeTakeFirst()
+      : undefined;
+    const removed = made
+      ? undefined
+      : await trx
+          .selectFrom('users as u')
+          .leftJoin('practice_members as m', 'm.user_id', 'u.id')
+          .select(['u.id', 'u.role', 'm.practice_id'])
+          .where('u.env', '=', env)
+          .where((eb) => eb(eb.fn('lower', ['u.email']), '=', inv.email.toLowerCase()))
+          .executeTakeFirst();
+    if (made) {
+      // The operator made this admin's login with the invitation: the password is set now.
+      userId = made.user_id;
+      await trx.updateTable('users').set({ password_hash: await hashPassword(password) }).where('id', '=', userId).execute();
+    } else if (removed && removed.role === 'staff' && !removed.practice_id) {
       userId = removed.id;
       await trx.updateTable('users').set({ password_hash: await hashPassword(password) }).where('id', '=', userId).execute();
       await trx.insertInto('practice_members').values({ env, practice_id: inv.practice_id, user_id: userId, role: inv.role, created_by_user_id: inv.created_by_user_id }).execute();
     } else {
       ({ userId } = await insertMember(trx, env, { practiceId: inv.practice_id, email: inv.email, password, role: inv.role, createdByUserId: inv.created_by_user_id }));
     }
-    await trx.updateTable('practice_invitations').set({ accepted_user_id: userId }).where('token_hash', '=', inv.token_hash).execute();
+    await trx.updateTable('practice_invitations').set({ user_id: userId }).where('token_hash', '=', inv.token_hash).execute();
     return { userId, email: inv.email, practiceId: inv.practice_id };
   });
 }

@@ -7,6 +7,7 @@
  */
 import type { Db } from '../../db/database.js';
 import type { Env, PracticeRole } from '../../db/schema.js';
+import { secretToken } from '../../lib/ids.js';
 import { conflict, notFound } from '../errors.js';
 import { createInvitation, type NewInvitation } from './invitations.js';
 import { insertMember, requirePractice } from './member-rows.js';
@@ -20,24 +21,29 @@ export interface PracticeMember {
   created_at: string;
 }
 
-/** A member created by the operator: with a password, or an invitation link to set one. */
-export type NewPracticeAdmin =
-  | { kind: 'created'; userId: string; email: string }
-  | { kind: 'invited'; email: string; invitation: NewInvitation };
+/** An admin created by the operator: with the password given, or with an invitation link that sets it. */
+export interface NewPracticeAdmin {
+  userId: string;
+  email: string;
+  /** Without a password: the one-time invitation (7 days) whose page sets it. */
+  invitation?: NewInvitation;
+}
 
 /**
  * The operator creates an admin of practice `practiceId` (`carebook practice admin create`, `POST
- * /admin/v1/practices/{practice_id}/admins`): with `password`, the login at once; without, a
- * one-time invitation (7 days) whose acceptance sets the password.
+ * /admin/v1/practices/{practice_id}/admins`): the login and membership at once, in one transaction,
+ * with `password`, or else with an unusable random password and a one-time invitation (7 days)
+ * whose acceptance sets it. The practice must be in the directory; the e-mail address unused.
  */
 export async function createPracticeAdmin(db: Db, env: Env, input: { practiceId: string; email: string; password?: string }): Promise<NewPracticeAdmin> {
   await requirePractice(db, env, input.practiceId);
-  if (input.password !== undefined) {
-    const created = await db.transaction().execute((trx) => insertMember(trx, env, { practiceId: input.practiceId, email: input.email, password: input.password!, role: 'practice_admin' }));
-    return { kind: 'created', ...created };
-  }
-  const invitation = await createInvitation(db, env, { practiceId: input.practiceId, email: input.email, role: 'practice_admin', createdByUserId: null });
-  return { kind: 'invited', email: invitation.email, invitation };
+  return db.transaction().execute(async (trx) => {
+    const password = input.password ?? secretToken();
+    const created = await insertMember(trx, env, { practiceId: input.practiceId, email: input.email, password, role: 'practice_admin' });
+    if (input.password !== undefined) return created;
+    const invitation = await createInvitation(trx, env, { practiceId: input.practiceId, email: created.email, role: 'practice_admin', createdByUserId: null, userId: created.userId });
+    return { ...created, invitation };
+  });
 }
 
 /** The members of a practice, oldest first. */

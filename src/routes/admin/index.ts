@@ -16,6 +16,7 @@ import { CANCELLATION_REASON_TYPES } from '../../domain/appointments/cancel.js';
 import { makeAdminGuard } from '../../http/admin-guard.js';
 import { adminWebhookRoutes } from './webhooks.js';
 import { adminRateLimitRoutes } from './developer-limits.js';
+import { adminPracticeRoutes } from './practices.js';
 import { invalidFields, invalidInput, notFound } from '../../domain/errors.js';
 import { ImportQuery, NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
 
@@ -32,6 +33,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
   app.addHook('onRequest', makeAdminGuard(config.adminToken, db));
   await app.register(adminWebhookRoutes, { config, db });
   await app.register(adminRateLimitRoutes, { config, db });
+  await app.register(adminPracticeRoutes, { config, db });
 
   app.post(
     '/developers',

@@ -4,22 +4,16 @@
  * it, `GET /me`, and the sub-areas (staff, appointments, schedule).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
-import type { BookingOutcomePolicy } from '../../domain/appointments/outcome-policy.js';
 import { practiceOverview } from '../../domain/practices/overview.js';
 import { requirePracticeScope } from '../../domain/practices/staff-principal.js';
 import { staffOf } from '../../http/practice-request.js';
 import { errorResponses } from '../v1/common-schemas.js';
+import type { PracticeRouteDeps } from './deps.js';
+import { practiceStaffRoutes } from './staff.js';
 
-/** What every Practice API plugin receives: the same as the `/v1` areas. */
-export interface PracticeRouteDeps {
-  config: Config;
-  db: Db;
-  /** Outcomes forced on bookings and reschedules (the sandbox fixtures'), as `/v1` appointments get them. */
-  outcomes: BookingOutcomePolicy;
-}
+export type { PracticeRouteDeps };
 
 /** The security requirement of a Practice API route needing `scope`. */
 export const practiceSecurity = (scope: string) => [{ PracticeWorkspaceFlow: [scope] }];
@@ -50,7 +44,7 @@ const MeResponse = Type.Object({
  * The `/practice/v1` scope. `practiceGuard` is the `onRequest` hook of src/http/practice-guard.ts,
  * installed for every route registered here (the sub-plugins included).
  */
-export const practiceRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps & { practiceGuard: import('fastify').onRequestAsyncHookHandler }> = async (app, opts) => {
+export const practiceRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps & { practiceGuard: onRequestAsyncHookHandler }> = async (app, opts) => {
   const { practiceGuard, ...deps } = opts;
   const { db } = deps;
   app.addHook('onRequest', practiceGuard);
@@ -72,6 +66,8 @@ export const practiceRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps & { pra
       return { data: await practiceOverview(db, staff) };
     },
   );
+
+  await app.register(practiceStaffRoutes, deps);
 
   // ---- Practice API sub-areas: register them here, each with `deps` (the same object as above). ----
   // e.g. await app.register(practiceAppointmentRoutes, deps);
