@@ -45,8 +45,10 @@ const MeResponse = Type.Object({
  * installed for every route registered here (the sub-plugins included).
  */
 export const practiceRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps & { practiceGuard: onRequestAsyncHookHandler }> = async (app, opts) => {
-  const { practiceGuard, ...deps } = opts;
+  // Sub-plugins get exactly the `/v1` areas' deps (not `prefix`: they inherit this scope's).
+  const deps: PracticeRouteDeps = { config: opts.config, db: opts.db, outcomes: opts.outcomes };
   const { db } = deps;
+  const { practiceGuard } = opts;
   app.addHook('onRequest', practiceGuard);
 
   app.get(
