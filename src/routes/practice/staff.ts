@@ -74,14 +74,14 @@ export const practiceStaffRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps> =
         description: 'Removes a member of the caller\'s practice: their sessions end and their tokens stop working at once. 404 for anyone who is not a member of this practice; 409 for the practice\'s last admin. Needs `practice.admin`.',
         security,
         params: Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 200 }) }),
-        response: { 204: Type.Null(), ...errorResponses(404, 409) },
+        response: { 200: Type.Object({ data: Type.Object({ user_id: Type.String({ description: 'The member removed' }) }) }), ...errorResponses(404, 409) },
       },
     },
-    async (req, reply) => {
+    async (req) => {
       const staff = staffOf(req);
       requirePracticeScope(staff, 'practice.admin');
       await removeMember(db, env, staff.practiceId, req.params.user_id);
-      return reply.code(204).send(null);
+      return { data: { user_id: req.params.user_id } };
     },
   );
 };
