@@ -50,6 +50,20 @@ export interface PracticeMembersTable {
 
 export type PracticeRole = 'practice_admin' | 'practice_staff';
 
+/** A one-time invitation to a practice (migration 0014): the token's hash only. */
+export interface PracticeInvitationsTable {
+  token_hash: string;
+  env: Env;
+  practice_id: string;
+  email: string;
+  role: PracticeRole;
+  created_at: Timestamp;
+  created_by_user_id: string | null;
+  expires_at: Timestamp;
+  accepted_at: NullableTimestamp;
+  user_id: string | null;
+}
+
 export interface SigningKeysTable {
   kid: string;
   env: Env;
@@ -557,6 +571,7 @@ export interface Database {
   users: UsersTable;
   practice_members: PracticeMembersTable;
   request_log: RequestLogTable;
+  practice_invitations: PracticeInvitationsTable;
   signing_keys: SigningKeysTable;
   token_families: TokenFamiliesTable;
   authorization_codes: AuthorizationCodesTable;

@@ -17,7 +17,11 @@ import type { JobHandles } from '../jobs/registry.js';
 import { authServer } from '../auth/index.js';
 import { keyEncryptionOf } from '../auth/key-encryption.js';
 import { KeyStore } from '../auth/signing-keys.js';
-import { authServerIsLocal, createTokenVerifier } from '../auth/token-verifier.js';
+import { authServerIsLocal, createAccessTokenReader, createTokenVerifier } from '../auth/token-verifier.js';
+import { createPracticeTokenVerifier } from '../auth/practice-token.js';
+import { ensureWorkspaceClient } from '../domain/practices/workspace-client.js';
+import { practiceRoutes } from '../routes/practice/index.js';
+import { invitationPageRoutes } from '../routes/practice/invitation-page.js';
 import { adminRoutes } from '../routes/admin/index.js';
 import { credentialRoutes } from '../routes/v1/credentials/index.js';
 import { directoryRoutes } from '../routes/v1/directory/index.js';
@@ -28,6 +32,7 @@ import { webhookRoutes } from '../routes/v1/webhooks/index.js';
 import { attachmentRoutes } from '../routes/v1/attachments/index.js';
 import { demoRoutes } from '../routes/demo/index.js';
 import { makeGuard } from './auth-guard.js';
+import { makePracticeGuard } from './practice-guard.js';
 import { installIdempotency } from './idempotency.js';
 import { installOnePassValidation } from './one-pass-validation.js';
 import { limitConnectionsPerAddress } from './connection-limit.js';
@@ -124,7 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
-    if (req.url.startsWith('/v1') || req.url.startsWith('/admin')) reply.header('cache-control', 'no-store');
+    if (req.url.startsWith('/v1') || req.url.startsWith('/admin') || req.url.startsWith('/practice')) reply.header('cache-control', 'no-store');
     done();
   });
 
@@ -171,7 +176,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // caller gets 401 without its body being read, and malformed requests are rate limited too.
   // Every answered call of a developer's credential goes to their request log (docs/api/request-log.md).
   installRequestLog(app, new RequestLogBuffer(db, { onError: (err) => app.log.error({ err: loggableError(err) }, 'request log flush failed') }));
-  app.decorate('guard', makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys }), limiter));
+  const reader = createAccessTokenReader({ config, db, keys });
+  app.decorate('guard', makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys, reader }), limiter));
 
   // One-pass validation and Idempotency-Key first, so every route registered after them gets them.
   installOnePassValidation(app);
@@ -179,6 +185,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(appointmentRoutes, { config, db, outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes });
   await app.register(availabilityRoutes, { config, db });
   await app.register(calendarRoutes, { config, db });
+
+  // The Practice API (issue #18, docs/decisions/0014-practice-workspace.md): its own guard and the
+  // practice workspace's first-party client, created or refreshed here (its redirect URI follows PUBLIC_BASE_URL).
+  await ensureWorkspaceClient(db, config.appEnv, config.publicBaseUrl);
+  await app.register(practiceRoutes, {
+    prefix: '/practice/v1',
+    config,
+    db,
+    outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes,
+    practiceGuard: makePracticeGuard(createPracticeTokenVerifier({ config, db, reader }), limiter),
+  });
+  await app.register(invitationPageRoutes, { config, db });
 
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', config: { ...config, adminToken: config.adminToken }, db });

@@ -29,7 +29,8 @@ export interface BootstrapResult {
 export const DEMO_PROVIDERS = 200;
 
 async function anySandboxDeveloper(db: Db): Promise<boolean> {
-  return !!(await db.selectFrom('developers').select('id').where('env', '=', 'sandbox').limit(1).executeTakeFirst());
+  // The practice workspace's system developer (src/domain/practices/workspace-client.ts) is not a developer.
+  return !!(await db.selectFrom('developers').select('id').where('env', '=', 'sandbox').where('id', 'not like', 'dv\\_system\\_%').limit(1).executeTakeFirst());
 }
 
 /** Writes `file` atomically with mode 0600: a temporary file beside it, synced, then renamed over it. */

@@ -17,6 +17,7 @@ import { makeAdminGuard } from '../../http/admin-guard.js';
 import { adminRequestLogRoutes } from './request-log.js';
 import { adminWebhookRoutes } from './webhooks.js';
 import { adminRateLimitRoutes } from './developer-limits.js';
+import { adminPracticeRoutes } from './practices.js';
 import { invalidFields, invalidInput, notFound } from '../../domain/errors.js';
 import { ImportQuery, NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
 
@@ -34,6 +35,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
   await app.register(adminWebhookRoutes, { config, db });
   await app.register(adminRateLimitRoutes, { config, db });
   await app.register(adminRequestLogRoutes, { config, db });
+  await app.register(adminPracticeRoutes, { config, db });
 
   app.post(
     '/developers',
