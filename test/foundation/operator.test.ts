@@ -7,7 +7,8 @@ import { SANDBOX_FIXTURE_IDS } from '../../src/domain/directory/sandbox-fixtures
 import { isValidNpi } from '../../src/domain/directory/npi.js';
 import { generateDirectory } from '../../src/domain/directory/seed.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { clientToken } from '../helpers/auth.js';
+import { bearer, clientToken } from '../helpers/auth.js';
+import { workspaceToken } from '../helpers/practice.js';
 
 /** The practice workspace's system developer (src/domain/practices/workspace-client.ts) is not a developer of the demo. */
 const SYSTEM_DEVELOPERS = 'dv\\_system\\_%';
@@ -88,6 +89,12 @@ describe('operator: admin API, seed and the sandbox bootstrap', () => {
       expect(file).toEqual(boot.credentials);
       expect((await stat(join(dataDir, 'demo-credentials.json'))).mode & 0o777).toBe(0o600);
       expect(await clientToken(fresh, boot.credentials!)).toMatch(/^ey/);
+      // The demo practice's admin signs in to the practice workspace with the printed password.
+      const admin = boot.practiceAdmin!;
+      expect(JSON.parse(await readFile(join(dataDir, 'demo-practice-admin.json'), 'utf8'))).toEqual(admin);
+      expect((await stat(join(dataDir, 'demo-practice-admin.json'))).mode & 0o777).toBe(0o600);
+      const me = await fresh.app.inject({ url: '/practice/v1/me', headers: bearer(await workspaceToken(fresh, admin)) });
+      expect(me.json().data).toMatchObject({ email: admin.email, role: 'practice_admin', practice: { id: admin.practice_id, name: admin.practice_name } });
       const designated = await fresh.db.selectFrom('developer_provider_locations').select('provider_location_id').where('developer_id', '=', boot.credentials!.developer_id).execute();
       const ids = designated.map((d) => d.provider_location_id);
       expect(ids).toEqual(expect.arrayContaining(SANDBOX_FIXTURE_IDS));
@@ -95,6 +102,7 @@ describe('operator: admin API, seed and the sandbox bootstrap', () => {
       const again = await bootstrapSandbox(fresh.db, { dataDir, publicBaseUrl: fresh.config.publicBaseUrl, demoProviders: 10 });
       expect(again.created).toBe(false);
       expect(again.credentials).toEqual(boot.credentials);
+      expect(again.practiceAdmin).toEqual(boot.practiceAdmin);
       const devs = await fresh.db.selectFrom('developers').select('id').where('id', 'not like', SYSTEM_DEVELOPERS).execute();
       expect(devs).toHaveLength(1);
     } finally {
