@@ -8,7 +8,7 @@
  * is a `conflict` naming the current status.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.js';
+import type { AppointmentStatus, Database } from '../../../db/schema.js';
 import { applyCancel, cancellationReasonErrors, type CancellationReasonType } from '../../appointments/cancel.js';
 import { applyBookingFailed, applyConfirmed } from '../../appointments/service-moves.js';
 import { assertMove } from '../../appointments/states.js';
@@ -28,14 +28,14 @@ export type ProviderCancellationReasonType = (typeof PROVIDER_CANCELLATION_REASO
 /** What a move answers: the appointment and its status after it. */
 export interface StaffMoveResult {
   appointment_id: string;
-  appointment_status: string;
+  appointment_status: AppointmentStatus;
 }
 
 interface MoveOpts {
   requestId?: string;
 }
 
-const result = (id: string, status: string): StaffMoveResult => ({ appointment_id: id, appointment_status: status });
+const result = (id: string, status: AppointmentStatus): StaffMoveResult => ({ appointment_id: id, appointment_status: status });
 
 /**
  * Confirms a booking waiting for the provider: `pending_booking` with `confirmation_type` `manual`

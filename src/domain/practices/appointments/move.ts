@@ -72,6 +72,6 @@ export async function staffMove(
       slotTaken(e, 'this start time is no longer available: another appointment holds it', 'start_time');
     }
     await applyRescheduled(trx, { ...row, pending_start_time: newStart, pending_end_time: newEnd }, staffActor(staff, opts.requestId));
-    return { appointment_id: row.id, appointment_status: 'rescheduled', start_time: newStart, end_time: newEnd };
+    return { appointment_id: row.id, appointment_status: 'rescheduled' as const, start_time: newStart, end_time: newEnd };
   });
 }
