@@ -21,8 +21,10 @@ export interface PracticeEnv {
   close(): Promise<void>;
 }
 
-export async function practiceEnv(): Promise<PracticeEnv> {
+/** `beforeReady` may register more routes on the app before its first request boots it. */
+export async function practiceEnv(opts: { beforeReady?: (t: TestApp) => Promise<void> } = {}): Promise<PracticeEnv> {
   const t = await testApp();
+  await opts.beforeReady?.(t);
   const dev = await newDeveloper(t, 'Booking app');
   const doc = schedulingDirectory();
   doc.practices!.push({ id: 'pt_o', name: 'Other practice' });

@@ -30,7 +30,7 @@ describe(`practice moves racing the developer's (${engineName})`, () => {
         throw err;
       },
     );
-  const v1 = async (url: string, payload: unknown) => {
+  const v1 = async (url: string, payload: Record<string, unknown>) => {
     const res = await e.t.app.inject({ method: 'POST', url, headers: bearer(e.token), payload });
     return { status: res.statusCode, message: res.statusCode === 200 ? '' : (res.json() as { errors: { message: string }[] }).errors[0]!.message };
   };

@@ -45,13 +45,15 @@ export class EventStreams {
       if (ended) return;
       ended = true;
       wake();
-      raw.end();
+      // Closed outright once written: a client that does not read on would keep a half-closed socket open.
+      raw.end(() => raw.destroy());
     };
     reply.hijack();
     raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
-      connection: 'keep-alive',
+      // The connection ends with the stream: one left idle after it would hold up the server's close.
+      connection: 'close',
       'x-accel-buffering': 'no',
       'x-request-id': String(req.id),
       'x-content-type-options': 'nosniff',
