@@ -18,6 +18,7 @@ import * as m0012 from './migrations/0012_booking_context_insurance_versions.js'
 import * as m0013 from './migrations/0013_practice_accounts.js';
 import * as m0014 from './migrations/0014_practice_invitations.js';
 import * as m0015 from './migrations/0015_time_off.js';
+import * as m0016 from './migrations/0016_practice_calendar_indexes.js';
 import * as m0017 from './migrations/0017_request_log.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_practice_accounts': m0013,
   '0014_practice_invitations': m0014,
   '0015_time_off': m0015,
+  '0016_practice_calendar_indexes': m0016,
   '0017_request_log': m0017,
 };
 
