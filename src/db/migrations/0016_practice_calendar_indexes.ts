@@ -1,8 +1,7 @@
 /**
  * Indexes of the Practice API (docs/decisions/0014-practice-workspace.md): a practice's appointments
  * by start time (its list and calendar), and the outbox in event order per environment (the live
- * events stream reads it by cursor, `(occurred_at, id)`). Numbered 0015 so that 0014 stays free for
- * the schedules work of the same issue. Imports only Kysely.
+ * events stream reads it by cursor, `(occurred_at, id)`). Imports only Kysely.
  */
 import { sql, type Kysely } from 'kysely';
 
