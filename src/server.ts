@@ -119,7 +119,17 @@ export async function prepareDatabase(db: DatabaseHandle['db'], config: Config, 
         `  client_secret:  ${boot.credentials.client_secret}\n` +
         `  user_client_id: ${boot.credentials.user_client_id}\n\n`,
     );
+    if (boot.practiceAdmin) {
+      process.stdout.write(
+        `Demo practice admin created: sign in to the practice workspace (also in ${boot.practiceAdminFile}):\n` +
+          `  workspace: ${boot.practiceAdmin.workspace_url}\n` +
+          `  practice:  ${boot.practiceAdmin.practice_name} (${boot.practiceAdmin.practice_id})\n` +
+          `  e-mail:    ${boot.practiceAdmin.email}\n` +
+          `  password:  ${boot.practiceAdmin.password}\n\n`,
+      );
+    }
   } else {
     process.stdout.write(`Demo credentials: ${boot.credentialsFile}\n`);
+    if (boot.practiceAdmin) process.stdout.write(`Demo practice admin: ${boot.practiceAdminFile}\n`);
   }
 }

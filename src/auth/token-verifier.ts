@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Principal, TokenVerifier } from '../domain/credentials/principal.js';
 import type { AccessTokenClaims } from './access-token.js';
+import { workspaceClientId } from '../domain/practices/workspace-client.js';
 import { KeyStore, SIGNING_ALG } from './signing-keys.js';
 
 export class InvalidToken extends Error {}
@@ -31,11 +32,22 @@ export function authServerIsLocal(config: Config): boolean {
   return config.authUrl === `${config.publicBaseUrl}/auth`;
 }
 
+/** The verified claims of an access token. */
+export type VerifiedClaims = JWTPayload & Partial<AccessTokenClaims>;
+
+/** Reads verified access tokens: shared by the `/v1` verifier and the Practice API's (src/auth/practice-token.ts). */
+export interface AccessTokenReader {
+  /** The claims of a token whose signature, issuer, audience and lifetime check out; throws otherwise. */
+  read(token: string): Promise<VerifiedClaims>;
+  /** Throws `InvalidToken` when the user token family `familyId` is revoked or unknown (checked only with the auth server in this process). */
+  checkFamily(familyId: string): Promise<void>;
+}
+
 /**
- * Builds the API's token verifier (docs/api/auth.md#authentication-errors; RFC 9068 JWT access tokens, RFC 7515/7517):
+ * Builds the access-token reader (docs/api/auth.md#authentication-errors; RFC 9068 JWT access tokens, RFC 7515/7517):
  * verified tokens are cached until `exp` but only while their signing key is still published.
  */
-export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeyStore }): TokenVerifier {
+export function createAccessTokenReader(deps: { config: Config; db: Db; keys?: KeyStore }): AccessTokenReader {
   const { config, db } = deps;
   const local = authServerIsLocal(config);
   const keys = deps.keys ?? new KeyStore(db, config.appEnv);
@@ -90,7 +102,7 @@ export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeySt
     if (remote) return Date.now() - entry.checkedAt < REMOTE_RECHECK_MS;
     return (await localKeys()).kids.has(entry.kid);
   }
-  async function verifiedPayload(token: string): Promise<JWTPayload & Partial<AccessTokenClaims>> {
+  async function verifiedPayload(token: string): Promise<VerifiedClaims> {
     const hit = verified.get(token);
     if (hit) {
       if (await stillValid(hit)) return hit.payload;
@@ -105,8 +117,26 @@ export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeySt
   }
 
   return {
+    read: verifiedPayload,
+    async checkFamily(familyId: string): Promise<void> {
+      if (!local) return;
+      const family = await db.selectFrom('token_families').select(['revoked_at']).where('id', '=', familyId).executeTakeFirst();
+      if (!family || family.revoked_at) throw new InvalidToken('token revoked');
+    },
+  };
+}
+
+/**
+ * Builds the API's token verifier (docs/api/auth.md#authentication-errors): the `/v1` principals. Tokens of
+ * practice staff and of the practice workspace client are refused here (docs/decisions/0014-practice-workspace.md).
+ */
+export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeyStore; reader?: AccessTokenReader }): TokenVerifier {
+  const { config } = deps;
+  const reader = deps.reader ?? createAccessTokenReader(deps);
+  const workspaceClient = workspaceClientId(config.appEnv);
+  return {
     async verify(token: string): Promise<Principal> {
-      const payload = await verifiedPayload(token);
+      const payload = await reader.read(token);
       if (payload.env !== config.appEnv) throw new InvalidToken('token of another environment');
       if (typeof payload.dev !== 'string' || typeof payload.client_id !== 'string' || typeof payload.sub !== 'string') {
         throw new InvalidToken('token lacks required claims');
@@ -122,14 +152,9 @@ export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeySt
           if (typeof payload.fid !== 'string') throw new InvalidToken('user token without family');
           // A practice's staff member signs in for the practice workspace, never as a patient of /v1.
           if (payload.role === 'staff') throw new InvalidToken('a practice staff token is not valid here');
-          if (local) {
-            const family = await db
-              .selectFrom('token_families')
-              .select(['revoked_at'])
-              .where('id', '=', payload.fid)
-              .executeTakeFirst();
-            if (!family || family.revoked_at) throw new InvalidToken('token revoked');
-          }
+          // Nor is any token of the practice workspace (a provider user's included): /v1 is the developers' interface.
+          if (payload.client_id === workspaceClient) throw new InvalidToken('a practice workspace token is not valid here');
+          await reader.checkFamily(payload.fid);
           return {
             kind: 'user',
             userId: payload.sub,

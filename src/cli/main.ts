@@ -12,6 +12,7 @@ import { addDeveloperCommands } from './commands/developers.js';
 import { addDirectoryCommands } from './commands/directory.js';
 import { addKeyCommands } from './commands/keys.js';
 import { addServiceCommands } from './commands/service.js';
+import { addPracticeCommands } from './commands/practices.js';
 import { addUserCommands } from './commands/users.js';
 import { addWebhookCommands } from './commands/webhooks.js';
 
@@ -28,6 +29,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
   addServiceCommands(program, config);
   addDeveloperCommands(program, config);
   addUserCommands(program, config);
+  addPracticeCommands(program, config);
   addDirectoryCommands(program, config);
   addAppointmentCommands(program, config);
   addKeyCommands(program, config);

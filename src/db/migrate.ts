@@ -16,6 +16,10 @@ import * as m0010 from './migrations/0010_booking_context_versions.js';
 import * as m0011 from './migrations/0011_idempotency_withheld_answers.js';
 import * as m0012 from './migrations/0012_booking_context_insurance_versions.js';
 import * as m0013 from './migrations/0013_practice_accounts.js';
+import * as m0014 from './migrations/0014_practice_invitations.js';
+import * as m0015 from './migrations/0015_time_off.js';
+import * as m0016 from './migrations/0016_practice_calendar_indexes.js';
+import * as m0017 from './migrations/0017_request_log.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -31,6 +35,10 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_idempotency_withheld_answers': m0011,
   '0012_booking_context_insurance_versions': m0012,
   '0013_practice_accounts': m0013,
+  '0014_practice_invitations': m0014,
+  '0015_time_off': m0015,
+  '0016_practice_calendar_indexes': m0016,
+  '0017_request_log': m0017,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -50,6 +50,20 @@ export interface PracticeMembersTable {
 
 export type PracticeRole = 'practice_admin' | 'practice_staff';
 
+/** A one-time invitation to a practice (migration 0014): the token's hash only. */
+export interface PracticeInvitationsTable {
+  token_hash: string;
+  env: Env;
+  practice_id: string;
+  email: string;
+  role: PracticeRole;
+  created_at: Timestamp;
+  created_by_user_id: string | null;
+  expires_at: Timestamp;
+  accepted_at: NullableTimestamp;
+  user_id: string | null;
+}
+
 export interface SigningKeysTable {
   kid: string;
   env: Env;
@@ -334,6 +348,25 @@ export interface WeeklySchedulesTable {
   patient_type: 'new' | 'existing' | null;
 }
 
+/** Time off of a provider (every location) or one provider-location (migration 0015; docs/scheduling.md). */
+export interface TimeOffTable {
+  id: string;
+  env: Env;
+  practice_id: string;
+  provider_id: string;
+  /** Null: every location of the provider. */
+  provider_location_id: string | null;
+  /** Local dates in the location's zone, inclusive. */
+  start_date: ColumnType<string, string, string>;
+  end_date: ColumnType<string, string, string>;
+  /** Local `HH:MM[:SS]` on `start_date` (null: from midnight) and on `end_date` (null: to the end of the day). */
+  start_local: string | null;
+  end_local: string | null;
+  note: string | null;
+  created_by_user_id: string | null;
+  created_at: Timestamp;
+}
+
 export interface CalendarTimeslotsTable {
   id: string;
   env: Env;
@@ -503,6 +536,22 @@ export interface InsuranceMappingRequestsTable {
   error: string | null;
 }
 
+/** One API call of a developer's credential (docs/api/request-log.md). */
+export interface RequestLogTable {
+  id: Generated<string>;
+  env: Env;
+  developer_id: string;
+  client_id: string;
+  at: Timestamp;
+  method: string;
+  path: string;
+  status: number;
+  latency_ms: number;
+  request_id: string;
+  /** The error body of a refused call; null for a success. */
+  error: ColumnType<unknown, string | null, string | null>;
+}
+
 export interface AuditLogTable {
   id: Generated<string>;
   env: Env;
@@ -521,6 +570,8 @@ export interface Database {
   oauth_clients: OauthClientsTable;
   users: UsersTable;
   practice_members: PracticeMembersTable;
+  request_log: RequestLogTable;
+  practice_invitations: PracticeInvitationsTable;
   signing_keys: SigningKeysTable;
   token_families: TokenFamiliesTable;
   authorization_codes: AuthorizationCodesTable;
@@ -547,6 +598,7 @@ export interface Database {
   facilities: FacilitiesTable;
   weekly_schedules: WeeklySchedulesTable;
   calendar_timeslots: CalendarTimeslotsTable;
+  time_off: TimeOffTable;
   patients: PatientsTable;
   appointments: AppointmentsTable;
   appointment_holds: AppointmentHoldsTable;

@@ -3,6 +3,9 @@
  * dependencies come in through `AppDeps`; nothing here is a module-level singleton.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { loggableError } from '../lib/loggable-error.js';
+import { RequestLogBuffer } from '../domain/request-log/buffer.js';
+import { installRequestLog } from './request-log.js';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -14,7 +17,11 @@ import type { JobHandles } from '../jobs/registry.js';
 import { authServer } from '../auth/index.js';
 import { keyEncryptionOf } from '../auth/key-encryption.js';
 import { KeyStore } from '../auth/signing-keys.js';
-import { authServerIsLocal, createTokenVerifier } from '../auth/token-verifier.js';
+import { authServerIsLocal, createAccessTokenReader, createTokenVerifier } from '../auth/token-verifier.js';
+import { createPracticeTokenVerifier } from '../auth/practice-token.js';
+import { ensureWorkspaceClient } from '../domain/practices/workspace-client.js';
+import { practiceRoutes } from '../routes/practice/index.js';
+import { invitationPageRoutes } from '../routes/practice/invitation-page.js';
 import { adminRoutes } from '../routes/admin/index.js';
 import { credentialRoutes } from '../routes/v1/credentials/index.js';
 import { directoryRoutes } from '../routes/v1/directory/index.js';
@@ -26,6 +33,7 @@ import { attachmentRoutes } from '../routes/v1/attachments/index.js';
 import { demoRoutes } from '../routes/demo/index.js';
 import { practiceWorkspaceRoutes } from '../routes/practice-workspace/index.js';
 import { makeGuard } from './auth-guard.js';
+import { makePracticeGuard } from './practice-guard.js';
 import { installIdempotency } from './idempotency.js';
 import { installOnePassValidation } from './one-pass-validation.js';
 import { limitConnectionsPerAddress } from './connection-limit.js';
@@ -69,21 +77,26 @@ function requestTimeouts(seconds: number): { requestTimeout: number; http: { req
   return { requestTimeout: ms, http: { requestTimeout: ms, headersTimeout: Math.min(ms, 60_000), connectionsCheckingInterval: Math.min(5_000, Math.max(250, ms / 4)) } };
 }
 
+const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+/** Whether `log` writes lines of `level` (pino's numeric order; `silent` writes none). */
+const logs = (log: FastifyBaseLogger, level: 'debug' | 'info'): boolean => (LEVELS[log.level] ?? Infinity) <= LEVELS[level]!;
+
 /** Builds the application (docs/api/README.md, docs/api/deployment.md#configuration). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db } = deps;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: requestIdGenerator(),
-    // A child logger per request costs ~3 % of a small request (pino applies the redaction list to
-    // its bindings); with logging off nothing would ever be written through it.
+    // A child logger per request costs ~3 % of a small request; with logging off nothing would ever
+    // be written through it.
     childLoggerFactory: (logger, bindings, opts) => (logger.level === 'silent' ? logger : logger.child(bindings, opts)),
     // TRUST_PROXY: read the client address (request.ip) from X-Forwarded-For of trusted proxies, so
     // per-address limits (docs/api/conventions.md#rate-limits) key on the caller, not the load balancer. The auth server
     // is a plugin of this instance and inherits it.
     // A hop count becomes a function, as Fastify does at run time (its types omit numbers).
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // One line per request (written below when the answer is sent); the incoming line only at debug.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     // Idle keep-alive sockets close at once; busy ones get the grace period (see preClose below).
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -117,7 +130,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
-    if (req.url.startsWith('/v1') || req.url.startsWith('/admin')) reply.header('cache-control', 'no-store');
+    if (req.url.startsWith('/v1') || req.url.startsWith('/admin') || req.url.startsWith('/practice')) reply.header('cache-control', 'no-store');
+    done();
+  });
+
+  // The request's one log line, when its answer has been sent: method, URL without query values,
+  // status and time (docs/operator-guide.md, "Logs"). The incoming line is written only at debug.
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (logs(req.log, 'debug')) req.log.debug({ req }, 'incoming request');
+    done();
+  });
+  app.addHook('onResponse', (req, reply, done) => {
+    if (logs(req.log, 'info')) req.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
 
@@ -151,7 +175,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Routes declare the guard as their `onRequest` hook: the token is checked and the call counted
   // against the rate limit before the body is read, parsed and validated, so an unauthenticated
   // caller gets 401 without its body being read, and malformed requests are rate limited too.
-  app.decorate('guard', makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys }), limiter));
+  // Every answered call of a developer's credential goes to their request log (docs/api/request-log.md).
+  installRequestLog(app, new RequestLogBuffer(db, { onError: (err) => app.log.error({ err: loggableError(err) }, 'request log flush failed') }));
+  const reader = createAccessTokenReader({ config, db, keys });
+  app.decorate('guard', makeGuard(deps.tokenVerifier ?? createTokenVerifier({ config, db, keys, reader }), limiter));
 
   // One-pass validation and Idempotency-Key first, so every route registered after them gets them.
   installOnePassValidation(app);
@@ -159,6 +186,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(appointmentRoutes, { config, db, outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes });
   await app.register(availabilityRoutes, { config, db });
   await app.register(calendarRoutes, { config, db });
+
+  // The Practice API (issue #18, docs/decisions/0014-practice-workspace.md): its own guard and the
+  // practice workspace's first-party client, created or refreshed here (its redirect URI follows PUBLIC_BASE_URL).
+  await ensureWorkspaceClient(db, config.appEnv, config.publicBaseUrl);
+  await app.register(practiceRoutes, {
+    prefix: '/practice/v1',
+    config,
+    db,
+    outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes,
+    practiceGuard: makePracticeGuard(createPracticeTokenVerifier({ config, db, reader }), limiter),
+  });
+  await app.register(invitationPageRoutes, { config, db });
 
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', config: { ...config, adminToken: config.adminToken }, db });

@@ -13,6 +13,8 @@ import type { RateLimiter } from './rate-limit.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    /** The verified caller, set before scopes are checked: the request log records refused calls too. */
+    caller?: Principal;
   }
 }
 
@@ -58,6 +60,7 @@ export function makeGuard(verifier: TokenVerifier, limiter?: RateLimiter) {
         await limiter?.take(reply, `ip:${req.ip}`, await limiter.limitFor(undefined));
         throw unauthorized('invalid or expired token');
       }
+      req.caller = principal;
       if (limiter) {
         const who = principal.kind === 'user' ? `user:${principal.userId}` : principal.kind === 'anonymous' ? `anon:${principal.subject}` : `client:${principal.clientId}`;
         await limiter.take(reply, who, await limiter.limitFor(principal.developerId));

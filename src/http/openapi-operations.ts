@@ -67,6 +67,26 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
     operationId: 'replaceCalendarTimeslots',
     description: 'Replaces every timeslot of a provider on one local date (an empty list or body erases them). Local times are in the slot\'s IANA zone; a time that does not exist there (a daylight-saving gap) is refused. Slots at locations the caller may not manage are skipped and reported.',
   },
+  'GET /practice/v1/me': {
+    operationId: 'getPracticeMe',
+    description: 'The signed-in staff member (or provider user): their role and scopes (the token\'s, capped by the role), their practice, and the practice\'s providers with their provider-locations, time zones and confirmation types (a provider user: their own provider only). Needs `practice.read`.',
+  },
+  'GET /practice/v1/staff': {
+    operationId: 'listPracticeStaff',
+    description: 'Every staff login of the caller\'s practice with its role, oldest first. Needs `practice.admin` (practice admins only).',
+  },
+  'POST /practice/v1/staff': {
+    operationId: 'invitePracticeStaff',
+    description: 'Invites a staff member or another admin of the caller\'s practice: a one-time link, answered once (stored only as a hash), that lets its holder set a password within 7 days and then sign in to the workspace. 400 when the address already has an account. Needs `practice.admin`.',
+  },
+  'DELETE /practice/v1/staff/{user_id}': {
+    operationId: 'removePracticeStaff',
+    description: 'Removes a member of the caller\'s practice: their sign-in sessions end and their tokens stop working at once. 404 for anyone who is not a member of this practice (another practice\'s staff included); 409 for the practice\'s last admin. Needs `practice.admin`.',
+  },
+  'POST /admin/v1/practices/{practice_id}/admins': {
+    operationId: 'adminCreatePracticeAdmin',
+    description: 'Creates an admin of a practice of the directory. With `password` the admin can sign in to the practice workspace at once; without, the answer carries a one-time `invitation_url` (7 days, shown once) whose page sets the password. 404 for a practice not in the directory; 400 for an e-mail address that already has an account.',
+  },
   'PUT /admin/v1/developers/{developer_id}/webhook': {
     operationId: 'adminSetWebhook',
     description: 'Sets a developer\'s webhook receiver and signing key. A new key becomes current; the previous one keeps signing for 24 hours, so the receiver can switch without losing events.',
@@ -78,6 +98,10 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
   'POST /admin/v1/webhook-replays': {
     operationId: 'adminReplayWebhooks',
     description: 'Queues again every delivered, failed or undelivered (no receiver) event of a developer since a time.',
+  },
+  'GET /admin/v1/developers/{developer_id}/request-log': {
+    operationId: 'adminReadRequestLog',
+    description: 'A developer\'s API calls of the last 7 days (at most the newest 10,000), newest first: method, path without query values, status, latency, request id and, for a refused call, its error body. Search by `request_id`; filter by `status`.',
   },
   'PUT /admin/v1/developers/{developer_id}/rate-limit': {
     operationId: 'adminSetRateLimit',
@@ -174,6 +198,7 @@ export const TAGS = [
   { name: 'calendar', description: 'Timeslots pushed by a provider\'s calendar system.' },
   { name: 'webhooks', description: 'Signed notifications of appointment changes; a mock delivery in the sandbox.' },
   { name: 'facilities (beta)', description: 'Clinics and hospitals of your directory. Beta: may change.' },
+  { name: 'practice', description: 'The Practice API: a practice\'s staff run its calendars, appointments, schedules and staff (a token of the practice workspace client).' },
   { name: 'admin', description: 'The operator\'s API (an `ADMIN_TOKEN` bearer): developers, users, directory, webhooks, limits, provider-side moves.' },
 ];
 

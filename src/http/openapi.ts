@@ -44,6 +44,21 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
               },
             },
           },
+          PracticeWorkspaceFlow: {
+            type: 'oauth2',
+            description: 'A practice staff member (or a provider user) signed in through the practice workspace client (docs/auth.md, "Practice accounts and sign-in").',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${config.authUrl}/authorize`,
+                tokenUrl: `${config.authUrl}/oauth/token`,
+                scopes: {
+                  'practice.read': 'calendars, appointments and schedules of the practice',
+                  'practice.write': 'appointment moves and schedule changes',
+                  'practice.admin': 'invite and remove staff',
+                },
+              },
+            },
+          },
           AdminToken: { type: 'http', scheme: 'bearer' },
         },
       },

@@ -13,6 +13,7 @@ import { evaluatorJob } from './evaluator.js';
 import { insuranceMappingsJob } from './insurance-mappings.js';
 import type { JobDeps } from './job-deps.js';
 import { startLoop, type Job, type JobLogger, type JobStats, type RunningLoop } from './loop.js';
+import { requestLogPruneJob } from './request-log-prune.js';
 import { tableMaintenanceJob } from './table-maintenance.js';
 import { webhookDeliveryJob } from './webhook-delivery.js';
 
@@ -26,6 +27,7 @@ export const JOBS: readonly JobFactory[] = [
   insuranceMappingsJob,
   availabilitySummaryRefreshJob,
   tableMaintenanceJob,
+  requestLogPruneJob,
 ];
 
 /** What the rest of a process (the app's routes and `/metrics`) may do with its running jobs. */

@@ -149,12 +149,24 @@ describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
     for (const secret of ['Jane', 'Roe', 'Zelda', 'Quux', '1961-04-12', '555 0199']) expect(text).not.toContain(secret);
   });
 
-  it('keeps patient fields of logged objects out of the logs (redaction keys)', async () => {
+  it('keeps objects a call hands the logger by mistake out of the logs: only named fields are written', async () => {
     logLines.length = 0;
-    app.log.info({ appointment: { developer_patient_id: 'PAT-77', sex_at_birth: 'female', gender: ['non_binary'] } }, 'redaction probe');
+    app.log.info({ appointment: { developer_patient_id: 'PAT-77', sex_at_birth: 'female', gender: ['non_binary'] }, email_address: 'x@example.org', event: 'probe' }, 'redaction probe');
+    app.log.error({ err: new Error('patient Jane Roe not found') }, 'raw error probe');
+    const [line, errLine] = logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(line).toMatchObject({ msg: 'redaction probe', event: 'probe', dropped: ['appointment', 'email_address'] });
+    expect(errLine).toMatchObject({ msg: 'raw error probe', err: { name: 'Error' } });
     const text = logLines.join('');
-    expect(text).toContain('redaction probe');
-    for (const secret of ['PAT-77', 'female', 'non_binary']) expect(text).not.toContain(secret);
+    for (const secret of ['PAT-77', 'female', 'non_binary', 'x@example.org', 'Jane', 'Roe']) expect(text).not.toContain(secret);
+  });
+
+  it('writes one line per request at info: method, URL without query values, status and time', async () => {
+    logLines.length = 0;
+    const res = await app.inject({ url: '/healthz?probe=PAT-1' });
+    const lines = logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines, JSON.stringify(lines)).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ msg: 'request completed', request_id: res.headers['x-request-id'], req: { method: 'GET', url: '/healthz?probe' }, res: { statusCode: res.statusCode } });
+    expect(lines[0]!.responseTime).toEqual(expect.any(Number));
   });
 
   it('answers a value the database cannot read as its type (22P02, 22007, 22008) with a 400 error body, not 500', async () => {

@@ -7,7 +7,11 @@ import { SANDBOX_FIXTURE_IDS } from '../../src/domain/directory/sandbox-fixtures
 import { isValidNpi } from '../../src/domain/directory/npi.js';
 import { generateDirectory } from '../../src/domain/directory/seed.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { clientToken } from '../helpers/auth.js';
+import { bearer, clientToken } from '../helpers/auth.js';
+import { workspaceToken } from '../helpers/practice.js';
+
+/** The practice workspace's system developer (src/domain/practices/workspace-client.ts) is not a developer of the demo. */
+const SYSTEM_DEVELOPERS = 'dv\\_system\\_%';
 
 const admin = { authorization: 'Bearer test-admin-token-0123456789abcdefgh' };
 
@@ -85,6 +89,12 @@ describe('operator: admin API, seed and the sandbox bootstrap', () => {
       expect(file).toEqual(boot.credentials);
       expect((await stat(join(dataDir, 'demo-credentials.json'))).mode & 0o777).toBe(0o600);
       expect(await clientToken(fresh, boot.credentials!)).toMatch(/^ey/);
+      // The demo practice's admin signs in to the practice workspace with the printed password.
+      const admin = boot.practiceAdmin!;
+      expect(JSON.parse(await readFile(join(dataDir, 'demo-practice-admin.json'), 'utf8'))).toEqual(admin);
+      expect((await stat(join(dataDir, 'demo-practice-admin.json'))).mode & 0o777).toBe(0o600);
+      const me = await fresh.app.inject({ url: '/practice/v1/me', headers: bearer(await workspaceToken(fresh, admin)) });
+      expect(me.json().data).toMatchObject({ email: admin.email, role: 'practice_admin', practice: { id: admin.practice_id, name: admin.practice_name } });
       const designated = await fresh.db.selectFrom('developer_provider_locations').select('provider_location_id').where('developer_id', '=', boot.credentials!.developer_id).execute();
       const ids = designated.map((d) => d.provider_location_id);
       expect(ids).toEqual(expect.arrayContaining(SANDBOX_FIXTURE_IDS));
@@ -92,7 +102,8 @@ describe('operator: admin API, seed and the sandbox bootstrap', () => {
       const again = await bootstrapSandbox(fresh.db, { dataDir, publicBaseUrl: fresh.config.publicBaseUrl, demoProviders: 10 });
       expect(again.created).toBe(false);
       expect(again.credentials).toEqual(boot.credentials);
-      const devs = await fresh.db.selectFrom('developers').select('id').execute();
+      expect(again.practiceAdmin).toEqual(boot.practiceAdmin);
+      const devs = await fresh.db.selectFrom('developers').select('id').where('id', 'not like', SYSTEM_DEVELOPERS).execute();
       expect(devs).toHaveLength(1);
     } finally {
       await fresh.close();
@@ -106,8 +117,8 @@ describe('operator: admin API, seed and the sandbox bootstrap', () => {
       // and the directory have been written (as a crash or a full disk at that point would).
       await mkdir(join(dir, 'demo-credentials.json'));
       await expect(bootstrapSandbox(fresh.db, { dataDir: dir, publicBaseUrl: fresh.config.publicBaseUrl, demoProviders: 5 })).rejects.toThrow();
-      expect(await fresh.db.selectFrom('developers').select('id').execute()).toHaveLength(0);
-      expect(await fresh.db.selectFrom('oauth_clients').select('client_id').execute()).toHaveLength(0);
+      expect(await fresh.db.selectFrom('developers').select('id').where('id', 'not like', SYSTEM_DEVELOPERS).execute()).toHaveLength(0);
+      expect(await fresh.db.selectFrom('oauth_clients').select('client_id').where('developer_id', 'not like', SYSTEM_DEVELOPERS).execute()).toHaveLength(0);
       expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
       // The next start (the obstacle gone) creates the demo, with working credentials on disk.
       await rm(join(dir, 'demo-credentials.json'), { recursive: true });
@@ -130,7 +141,7 @@ describe('operator: admin API, seed and the sandbox bootstrap', () => {
       const [a, b] = await Promise.all([bootstrapSandbox(fresh.db, opts), bootstrapSandbox(fresh.db, opts)]);
       expect([a.created, b.created].sort()).toEqual([false, true]);
       expect(a.credentials).toEqual(b.credentials);
-      expect(await fresh.db.selectFrom('developers').select('id').execute()).toHaveLength(1);
+      expect(await fresh.db.selectFrom('developers').select('id').where('id', 'not like', SYSTEM_DEVELOPERS).execute()).toHaveLength(1);
     } finally {
       await fresh.close();
       await rm(dir, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import { engineName } from '../helpers/db.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { loadFixture, PL, type DirectoryFixture } from '../directory/fixture.js';
 
-const ALL = ['evaluator', 'webhook-delivery', 'insurance-mappings', 'availability-summary-refresh', 'table-maintenance'];
+const ALL = ['evaluator', 'webhook-delivery', 'insurance-mappings', 'availability-summary-refresh', 'table-maintenance', 'request-log-prune'];
 
 describe(`background jobs per process (${engineName})`, () => {
   let t: TestApp;

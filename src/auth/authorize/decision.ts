@@ -4,6 +4,7 @@
  */
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
+import { accountMayUseClient } from './first-party.js';
 import { issueAuthorizationCode } from './issue-code.js';
 import { resumeLoginSession } from './login-sessions.js';
 import type { StoredAuthorizationRequest } from './request-handle.js';
@@ -16,7 +17,9 @@ export type DecisionOutcome =
   /** Allow without a live login session: the user signs in first. */
   | { kind: 'sign-in-needed' }
   /** The request was completed meanwhile (a double submit). */
-  | { kind: 'completed' };
+  | { kind: 'completed' }
+  /** The signed-in account may not use this client (first-party.ts). */
+  | { kind: 'wrong-account' };
 
 /** Carries out `decision` (the form's value) on the pending request `request` for the session `sessionId`. */
 export async function decide(
@@ -39,6 +42,7 @@ export async function decide(
   if (decision !== 'allow') return { kind: 'no-choice' };
   const session = await resumeLoginSession(db, env, sessionId);
   if (!session) return { kind: 'sign-in-needed' };
+  if (!accountMayUseClient(env, request.clientId, session.role)) return { kind: 'wrong-account' };
   const code = await issueAuthorizationCode(db, env, request, session.userId);
   return code ? { kind: 'approved', code } : { kind: 'completed' };
 }

@@ -11,6 +11,7 @@ import { SESSION_IDLE_TTL_MS, SESSION_MAX_TTL_MS } from '../lifetimes.js';
 export interface SessionUser {
   userId: string;
   email: string;
+  role: 'patient' | 'provider' | 'staff';
 }
 
 /** Starts a session for a user who has just proved who they are; returns the cookie value. */
@@ -45,9 +46,9 @@ export async function resumeLoginSession(db: Db, env: Env, sessionId: string | u
     .where('login_sessions.env', '=', env)
     .where('login_sessions.expires_at', '>', now)
     .where('login_sessions.last_seen_at', '>', new Date(now.getTime() - SESSION_IDLE_TTL_MS))
-    .returning(['users.id', 'users.email'])
+    .returning(['users.id', 'users.email', 'users.role'])
     .executeTakeFirst();
-  return row ? { userId: row.id, email: row.email } : undefined;
+  return row ? { userId: row.id, email: row.email, role: row.role } : undefined;
 }
 
 /** Ends a session (sign out). */

@@ -16,6 +16,8 @@ export interface FormContext {
   appName: string;
   /** Origin of the client's redirect URI (CSP form-action). */
   redirectOrigin: string;
+  /** False for the practice workspace: no patient sign-up there. */
+  signUp?: boolean;
 }
 
 const hidden = (ctx: FormContext): Html =>
@@ -81,7 +83,7 @@ ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'cu
 <button type="submit" class="primary">Sign in</button>
 </form>
 <div class="alt">
-<p>New patient? <a href="${ctx.basePath}/authorize/signup?request=${encodeURIComponent(ctx.handle)}">Create an account</a></p>
+${ctx.signUp === false ? '' : html`<p>New patient? <a href="${ctx.basePath}/authorize/signup?request=${encodeURIComponent(ctx.handle)}">Create an account</a></p>`}
 <div>${cancelForm(ctx, `Cancel and return to ${ctx.appName}`)}</div>
 </div>`,
   });

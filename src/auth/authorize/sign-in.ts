@@ -7,6 +7,7 @@ import type { Env } from '../../db/schema.js';
 import { secretToken } from '../../lib/ids.js';
 import { hashPassword, hashToken, verifyPassword } from '../../lib/secrets.js';
 import { clear, refund, take, type LoginLimits } from '../rate-limit.js';
+import { accountMayUseClient } from './first-party.js';
 import { startLoginSession } from './login-sessions.js';
 import type { FieldErrors } from './pages.js';
 
@@ -19,6 +20,8 @@ export interface SignInInput {
   address: string;
   /** The anonymous subject of the authorization request, kept by the session. */
   anonymousSubject: string | null;
+  /** The client asking (the practice workspace takes staff and provider users only, a developer's app no staff: first-party.ts). */
+  clientId: string;
 }
 
 export type SignInOutcome =
@@ -28,7 +31,9 @@ export type SignInOutcome =
   | { kind: 'throttled'; email: string; retryAfterSeconds: number }
   /** Unknown address or wrong password (which one is not told). */
   | { kind: 'refused'; email: string }
-  | { kind: 'signed-in'; sessionId: string };
+  /** The right password, but an account that may not sign in through this client (first-party.ts). */
+  | { kind: 'wrong-account'; email: string }
+  | { kind: 'signed-in'; sessionId: string; userId: string };
 
 /**
  * The sign-in of one auth server: `signIn(input)` counts the attempt against the account and the
@@ -57,7 +62,7 @@ export function createSignIn(deps: { db: Db; limits: LoginLimits }): (input: Sig
     if (wait > 0) return { kind: 'throttled', email, retryAfterSeconds: wait };
     const user = await db
       .selectFrom('users')
-      .select(['id', 'password_hash'])
+      .select(['id', 'password_hash', 'role'])
       .where('env', '=', env)
       .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
       .executeTakeFirst();
@@ -66,6 +71,8 @@ export function createSignIn(deps: { db: Db; limits: LoginLimits }): (input: Sig
     // A success is not held against the account or the address: only failures stay counted.
     await clear(db, accountBucket);
     await refund(db, addressBucket);
-    return { kind: 'signed-in', sessionId: await startLoginSession(db, env, user.id, input.anonymousSubject) };
+    // Told only after the password proved who is asking; no session is started for the wrong client.
+    if (!accountMayUseClient(env, input.clientId, user.role)) return { kind: 'wrong-account', email };
+    return { kind: 'signed-in', userId: user.id, sessionId: await startLoginSession(db, env, user.id, input.anonymousSubject) };
   };
 }

@@ -15,6 +15,8 @@ import { MIN_PASSWORD_LENGTH } from '../../domain/users/create-user.js';
 import { secretToken } from '../../lib/ids.js';
 import { checkAuthorizeRequest, csrfToken, redirectWith } from '../authorize/authorization-request.js';
 import { decide } from '../authorize/decision.js';
+import { accountMayUseClient, isFirstPartyClient, wrongAccountMessage } from '../authorize/first-party.js';
+import { issueAuthorizationCode } from '../authorize/issue-code.js';
 import type { RenderedPage } from '../authorize/html.js';
 import { endLoginSession, resumeLoginSession } from '../authorize/login-sessions.js';
 import { consentPage, errorPage, signInPage, signUpPage, type FormContext } from '../authorize/pages.js';
@@ -70,13 +72,16 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
   };
   const signIn = createSignIn({ db, limits: deps.limits });
 
-  const ctx = (browserId: string, handle: string, r: StoredAuthorizationRequest | { appName: string; redirectUri: string }): FormContext => ({
+  const ctx = (browserId: string, handle: string, r: Pick<StoredAuthorizationRequest, 'appName' | 'redirectUri' | 'clientId'>): FormContext => ({
     basePath,
     handle,
     csrfToken: csrfToken(browserId, handle),
     appName: r.appName,
     redirectOrigin: new URL(r.redirectUri).origin,
+    signUp: !isFirstPartyClient(env, r.clientId),
   });
+  /** The page refusing an account that may not use this client (docs/auth.md, "Practice accounts and sign-in"). */
+  const wrongAccount = (r: Pick<StoredAuthorizationRequest, 'appName' | 'clientId'>): string => wrongAccountMessage(env, r.clientId, r.appName);
 
   const expired = (reply: FastifyReply): FastifyReply =>
     sendPage(reply, 400, errorPage('This sign-in page has expired or was opened in another browser.'));
@@ -126,8 +131,11 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
       // Nothing is stored until the user acts: the forms carry the request (request-handle.ts).
       const handle = requestHandle(handleDeps.handleKeys, req.query as Record<string, unknown>, browserId);
       const c = ctx(browserId, handle, valid);
-      const session = valid.forceLogin ? undefined : await resumeLoginSession(db, env, req.cookies[SESSION_COOKIE]);
-      if (session && (!valid.loginHint || valid.loginHint.toLowerCase() === session.email.toLowerCase())) {
+      // The practice workspace always asks for the password (it has no consent page to show a session on);
+      // a session of an account that may not use this client is not offered either.
+      const firstParty = isFirstPartyClient(env, valid.clientId);
+      const session = valid.forceLogin || firstParty ? undefined : await resumeLoginSession(db, env, req.cookies[SESSION_COOKIE]);
+      if (session && accountMayUseClient(env, valid.clientId, session.role) && (!valid.loginHint || valid.loginHint.toLowerCase() === session.email.toLowerCase())) {
         return sendPage(reply, 200, consentPage(c, { email: session.email, scopes: valid.scopes }));
       }
       return sendPage(reply, 200, signInPage(c, { email: valid.loginHint ?? '' }));
@@ -143,6 +151,7 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
   app.get('/authorize/signup', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
     const p = await pending(req, reply, false);
     if (!p) return reply;
+    if (isFirstPartyClient(env, p.request.clientId)) return sendPage(reply, 403, errorPage('Accounts for the practice workspace are created by invitation only.', 'Ask your practice administrator for an invitation.'));
     return sendPage(reply, 200, signUpPage(ctx(p.browserId, p.handle, p.request), { minPasswordLength: MIN_PASSWORD_LENGTH }));
   });
 
@@ -150,7 +159,7 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
     const p = await pending(req, reply, false);
     if (!p) return reply;
     const session = await resumeLoginSession(db, env, req.cookies[SESSION_COOKIE]);
-    if (!session) return reply.redirect(signInUrl(p.handle), 303);
+    if (!session || isFirstPartyClient(env, p.request.clientId) || !accountMayUseClient(env, p.request.clientId, session.role)) return reply.redirect(signInUrl(p.handle), 303);
     return sendPage(reply, 200, consentPage(ctx(p.browserId, p.handle, p.request), { email: session.email, scopes: p.request.scopes }));
   });
 
@@ -159,7 +168,7 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
     if (!p) return reply;
     const body = (req.body ?? {}) as Body;
     const c = ctx(p.browserId, p.handle, p.request);
-    const out = await signIn({ env, email: str(body.email), password: str(body.password), address: req.ip, anonymousSubject: p.request.anonymousSubject });
+    const out = await signIn({ env, email: str(body.email), password: str(body.password), address: req.ip, anonymousSubject: p.request.anonymousSubject, clientId: p.request.clientId });
     switch (out.kind) {
       case 'incomplete':
         return sendPage(reply, 400, signInPage(c, { email: out.email, error: 'Enter your e-mail address and password.', fieldErrors: out.fieldErrors }));
@@ -171,15 +180,26 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
       case 'refused':
         req.log.info({ event: 'signin_failed' }, 'sign-in failed');
         return sendPage(reply, 401, signInPage(c, { email: out.email, error: 'The e-mail address or password is incorrect.' }));
-      case 'signed-in':
+      case 'wrong-account':
+        req.log.info({ event: 'signin_wrong_client' }, 'sign-in refused for this client');
+        return sendPage(reply, 403, signInPage(c, { email: out.email, error: wrongAccount(p.request) }));
+      case 'signed-in': {
+        if (isFirstPartyClient(env, p.request.clientId)) {
+          // First party: Carebook asks for its own workspace, so there is no consent page
+          // (docs/decisions/0014-practice-workspace.md, "Sign-in"); the code goes straight back.
+          const code = await issueAuthorizationCode(db, env, p.request, out.userId);
+          return code ? toClient(reply, p.request, { code }) : expired(reply);
+        }
         reply.setCookie(SESSION_COOKIE, out.sessionId, { ...cookieBase, maxAge: SESSION_MAX_TTL_MS / 1000 });
         return reply.redirect(consentUrl(p.handle), 303);
+      }
     }
   });
 
   app.post('/authorize/signup', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
     const p = await pending(req, reply, true);
     if (!p) return reply;
+    if (isFirstPartyClient(env, p.request.clientId)) return sendPage(reply, 403, errorPage('Accounts for the practice workspace are created by invitation only.', 'Ask your practice administrator for an invitation.'));
     const body = (req.body ?? {}) as Body;
     const c = ctx(p.browserId, p.handle, p.request);
     const out = await signUp(
@@ -216,6 +236,8 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
         return reply.redirect(signInUrl(p.handle), 303);
       case 'completed':
         return expired(reply);
+      case 'wrong-account':
+        return sendPage(reply, 403, errorPage(wrongAccount(p.request), 'Sign out and sign in with another account, or return to the app you came from.'));
     }
   });
 

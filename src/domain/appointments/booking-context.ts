@@ -2,7 +2,7 @@
  * Everything booking needs to validate a request, read in one statement (one round trip instead of
  * the five of `loadProviderLocations` + visit reason + `loadScheduleData` + insurance plan): the
  * provider-location if it is in the caller's directory, the visit reason's durations, the weekly
- * schedule, the calendar timeslots around the start time, and whether the insurance plan exists.
+ * schedule, the calendar timeslots and time off around the start time, and whether the insurance plan exists.
  * The result feeds the same slot computation as the availability endpoint (`offersStart`).
  *
  * The same statement reads the versions of what it read (migration 0010): the directory's and the
@@ -15,6 +15,7 @@ import type { Principal } from '../credentials/principal.js';
 import { DAY_MS } from '../scheduling/local-time.js';
 import {
   parseWeeklyBlocks,
+  timeOffSpanOf,
   weeklyBlocksAggSql,
   type ProviderLocationContext,
   type PushedSlot,
@@ -68,6 +69,14 @@ interface PlJson {
   accepts_booking_requests_from: string[] | null;
 }
 
+interface TimeOffJson {
+  provider_location_id: string | null;
+  start_date: string;
+  end_date: string;
+  start_local: string | null;
+  end_local: string | null;
+}
+
 interface PushedJson {
   local_date: string;
   start_ms: number;
@@ -96,7 +105,9 @@ export async function loadBookingContext(
   const id = input.providerLocationId;
   const from = new Date(input.day * DAY_MS - AROUND_MS);
   const to = new Date((input.day + 1) * DAY_MS + AROUND_MS);
-  const { rows } = await sql<{ pl: unknown; durations: unknown; blocks: string | null; pushed: unknown; plan: boolean | null; in_network: boolean | null; dv: string; cv: string }>`
+  const fromDate = new Date(input.day * DAY_MS - 2 * DAY_MS).toISOString().slice(0, 10);
+  const toDate = new Date(input.day * DAY_MS + 2 * DAY_MS).toISOString().slice(0, 10);
+  const { rows } = await sql<{ pl: unknown; durations: unknown; blocks: string | null; pushed: unknown; time_off: unknown; plan: boolean | null; in_network: boolean | null; dv: string; cv: string }>`
     WITH pl AS (
       SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
              pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields,
@@ -118,6 +129,11 @@ export async function loadBookingContext(
                 'allowed', ct.allowed_visit_reason_ids, 'excluded', ct.excluded_visit_reason_ids, 'patient_type', ct.patient_type))
          FROM calendar_timeslots ct JOIN pl ON ct.provider_id = pl.provider_id AND ct.location_id = pl.location_id
          WHERE ct.env = ${env} AND ct.start_utc >= ${from} AND ct.start_utc < ${to}) AS pushed,
+      (SELECT json_agg(json_build_object(
+                'provider_location_id', t.provider_location_id, 'start_date', t.start_date::text, 'end_date', t.end_date::text,
+                'start_local', to_char(t.start_local, 'HH24:MI'), 'end_local', to_char(t.end_local, 'HH24:MI')))
+         FROM time_off t JOIN pl ON t.provider_id = pl.provider_id AND (t.provider_location_id IS NULL OR t.provider_location_id = pl.id)
+         WHERE t.env = ${env} AND t.start_date <= ${toDate}::date AND t.end_date >= ${fromDate}::date) AS time_off,
       ${input.insurancePlanId !== undefined
         ? sql`EXISTS (SELECT 1 FROM insurance_plans ip WHERE ip.env = ${env} AND ip.id = ${input.insurancePlanId})`
         : sql`NULL::boolean`} AS plan,
@@ -168,6 +184,7 @@ export async function loadBookingContext(
     blocks: new Map(pl ? [[pl.id, parseWeeklyBlocks(r.blocks)]] : []),
     pushed: new Map(pl ? [[pl.id, pushed]] : []),
     holds: new Map(),
+    timeOff: new Map(pl ? [[pl.providerId, (json<TimeOffJson[]>(r.time_off) ?? []).map(timeOffSpanOf)]] : []),
   };
   return { pl, durations, schedule, insurancePlanKnown: r.plan ?? undefined, insurancePlanInNetwork: r.in_network ?? undefined, versions: { directory: r.dv, calendar: r.cv } };
 }

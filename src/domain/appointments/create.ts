@@ -171,7 +171,9 @@ function versionGuard(env: string, providerId: string, v: ContextVersions): Inse
     values: [v.directory, env, providerId, v.calendar],
     condition: (p) =>
       `(SELECT version FROM directory_version) = ${p(0)}::bigint ` +
-      `AND coalesce((SELECT version FROM calendar_versions WHERE env = ${p(1)} AND provider_id = ${p(2)}), 0) = ${p(3)}::bigint`,
+      // FOR SHARE: a schedule change of this provider (time off, weekly hours) updates this row first and
+      // holds it until it commits, so the booking waits for it and then sees the moved version (docs/scheduling.md, "Races").
+      `AND coalesce((SELECT version FROM calendar_versions WHERE env = ${p(1)} AND provider_id = ${p(2)} FOR SHARE), 0) = ${p(3)}::bigint`,
   };
 }
 

@@ -11,7 +11,7 @@ import type { DateTime } from 'luxon';
 import type { Principal } from '../credentials/principal.js';
 import { isScheduledStart } from '../availability/scheduled-start.js';
 import { parseOffsetDateTime } from '../scheduling/local-time.js';
-import { loadProviderLocations } from '../scheduling/schedule-data.js';
+import { loadProviderLocations, type ProviderLocationContext } from '../scheduling/schedule-data.js';
 import { visitReasonDuration } from './create.js';
 import { recordChange } from './events.js';
 import { hold, release } from './holds.js';
@@ -28,7 +28,7 @@ export interface RescheduleInput {
 }
 
 /** What a reschedule's checks found: the new time, its duration, or the error naming `start_time`. */
-type StartCheck = { ok: true; start: DateTime; duration: number } | { ok: false; error: FieldError };
+type StartCheck = { ok: true; start: DateTime; duration: number; pl: ProviderLocationContext } | { ok: false; error: FieldError };
 
 /**
  * Checks a new start time for a visible appointment: its form, that the appointment exists (`not_found`)
@@ -50,7 +50,7 @@ async function checkStart(db: Kysely<Database>, principal: Principal, appointmen
   if (!(await isScheduledStart(db, { env: principal.env, pl, visitReasonId: current.visit_reason_id, patientType: current.patient_type, startMs: start.toMillis(), now }))) {
     return { ok: false, error: { field: 'start_time', message: 'is not a start time the availability endpoint offers for this appointment' } };
   }
-  return { ok: true, start, duration };
+  return { ok: true, start, duration, pl };
 }
 
 /**
@@ -76,13 +76,19 @@ export async function rescheduleAppointment(
   const now = opts.now ?? new Date();
   const checked = await checkStart(db, principal, input.appointment_id, input.start_time, now);
   if (!checked.ok) throw invalidFields([checked.error]);
-  const { start, duration } = checked;
+  const { start, duration, pl } = checked;
   const newStart = start.toJSDate();
   const newEnd = start.plus({ minutes: duration }).toJSDate();
 
   await inTransaction(db, async (trx) => {
     const row = await lockVisible(trx, principal, input.appointment_id);
     assertMove('reschedule', row.appointment_status);
+    // A practice's schedule change of this provider (time off, weekly hours) holds this row until it
+    // commits: wait for it, then check the time against the schedule as it is now (docs/scheduling.md, "Races").
+    await sql`SELECT 1 FROM calendar_versions WHERE env = ${row.env} AND provider_id = ${row.provider_id} FOR SHARE`.execute(trx);
+    if (!(await isScheduledStart(trx, { env: row.env, pl, visitReasonId: row.visit_reason_id, patientType: row.patient_type, startMs: start.toMillis(), now }))) {
+      throw invalidFields([{ field: 'start_time', message: 'is not a start time the availability endpoint offers for this appointment' }]);
+    }
     await release(trx, row.id, 'pending');
     try {
       await hold(trx, { appointmentId: row.id, kind: 'pending', env: row.env, providerId: row.provider_id, start: newStart, end: newEnd });

@@ -11,8 +11,8 @@
  * calendar timeslots pushed with the calendar PUT (excluded visit reasons beat allowed ones; no
  * patient type means both). A slot `[start, start + duration)` is offered when it starts after
  * `now`, within `BOOKING_HORIZON_DAYS`, the provider accepts the visit reason, and it overlaps none
- * of the provider's held time (any location). Start times are rendered with the provider's own UTC
- * offset.
+ * of the provider's held time (any location) nor its time off (docs/scheduling.md, "Time off").
+ * Start times are rendered with the provider's own UTC offset.
  *
  * `walkSlots` works on loaded data (`loadScheduleData`, src/domain/scheduling/schedule-data.ts) and
  * yields one local day at a time, so a caller that needs only the first slots (first availability,
@@ -22,6 +22,7 @@
 import type { PatientType } from '../patient-type.js';
 import { minutesMs, type LocalClock } from '../scheduling/local-time.js';
 import type { PushedSlot, ScheduleData, SlotSource, WeeklyBlock } from '../scheduling/schedule-data.js';
+import { overlapsAny, timeOffRanges } from './open-time.js';
 
 /**
  * How far ahead a slot can be booked or listed (days after now): no slot starting later is offered
@@ -89,14 +90,7 @@ export interface SlotWalk {
   stopBefore?: (day: { date: string; startMs: number }) => boolean;
 }
 
-function overlapsHold(holds: [number, number][] | undefined, start: number, end: number): boolean {
-  if (!holds) return false;
-  for (const [s, e] of holds) {
-    if (s >= end) return false;
-    if (e > start) return true;
-  }
-  return false;
-}
+const overlapsHold = overlapsAny;
 
 const bySlotOrder = (a: Slot, b: Slot): number =>
   a.startMs - b.startMs || (a.visitReasonId < b.visitReasonId ? -1 : a.visitReasonId > b.visitReasonId ? 1 : 0);
@@ -133,6 +127,9 @@ export function* walkSlots(pl: SlotSource, data: ScheduleData, clock: LocalClock
   }
   if (!anyBlock && pushedByDate.size === 0) return;
   const holds = walk.ignoreHolds ? undefined : data.holds.get(pl.providerId);
+  // Time off closes the provider-location whether or not held time is asked about (docs/scheduling.md).
+  const off = timeOffRanges(pl, data, clock);
+  const closed = off.length > 0 ? off : undefined;
   const zone = pl.timeZone;
   const { nowMs, lastStartMs } = walk;
 
@@ -150,7 +147,7 @@ export function* walkSlots(pl: SlotSource, data: ScheduleData, clock: LocalClock
       for (const d of durations) {
         if (b.visitReasonIds && !b.visitReasonIds.includes(d.reason)) continue;
         for (let s = startPoint.ms; s + d.stepMs <= blockEnd; s += d.stepMs) {
-          if (s <= nowMs || s > lastStartMs || (holds && overlapsHold(holds, s, s + d.stepMs))) continue;
+          if (s <= nowMs || s > lastStartMs || (holds && overlapsHold(holds, s, s + d.stepMs)) || (closed && overlapsAny(closed, s, s + d.stepMs))) continue;
           slots.push({ startMs: s, offset, visitReasonId: d.reason, durationMinutes: d.minutes });
           if (!d.all) break;
         }
@@ -162,6 +159,7 @@ export function* walkSlots(pl: SlotSource, data: ScheduleData, clock: LocalClock
         if (p.excluded?.includes(d.reason)) continue;
         if (p.allowed && p.allowed.length > 0 && !p.allowed.includes(d.reason)) continue;
         if (holds && overlapsHold(holds, p.startMs, p.startMs + d.stepMs)) continue;
+        if (closed && overlapsAny(closed, p.startMs, p.startMs + d.stepMs)) continue;
         slots.push({ startMs: p.startMs, offset: undefined, visitReasonId: d.reason, durationMinutes: d.minutes });
       }
     }

@@ -17,6 +17,8 @@ import type { Db } from '../../db/database.js';
 import { insertDeveloper, type NewDeveloper } from '../developers/create-developer.js';
 import { ensureSandboxFixtures } from '../directory/sandbox-fixtures.js';
 import { generateDirectory } from '../directory/seed.js';
+import { secretToken } from '../../lib/ids.js';
+import { insertMember } from '../practices/member-rows.js';
 import { analyzeDirectory } from '../directory/write/analyze.js';
 import { writeDirectory } from '../directory/write/write-directory.js';
 
@@ -24,12 +26,28 @@ export interface BootstrapResult {
   created: boolean;
   credentials: NewDeveloper | undefined;
   credentialsFile: string;
+  /** The demo practice's admin (docs/practice-guide.md): created with the demo, kept in its own 0600 file. */
+  practiceAdmin: DemoPracticeAdmin | undefined;
+  practiceAdminFile: string;
 }
+
+/** The sign-in of the demo practice's admin. */
+export interface DemoPracticeAdmin {
+  practice_id: string;
+  practice_name: string;
+  email: string;
+  password: string;
+  workspace_url: string;
+}
+
+/** The demo practice admin's e-mail address (the demo directory's first practice). */
+export const DEMO_PRACTICE_ADMIN_EMAIL = 'practice-admin@demo.carebook.test';
 
 export const DEMO_PROVIDERS = 200;
 
 async function anySandboxDeveloper(db: Db): Promise<boolean> {
-  return !!(await db.selectFrom('developers').select('id').where('env', '=', 'sandbox').limit(1).executeTakeFirst());
+  // The practice workspace's system developer (src/domain/practices/workspace-client.ts) is not a developer.
+  return !!(await db.selectFrom('developers').select('id').where('env', '=', 'sandbox').where('id', 'not like', 'dv\\_system\\_%').limit(1).executeTakeFirst());
 }
 
 /** Writes `file` atomically with mode 0600: a temporary file beside it, synced, then renamed over it. */
@@ -60,11 +78,15 @@ export async function bootstrapSandbox(
   opts: { dataDir: string; publicBaseUrl: string; demoProviders?: number },
 ): Promise<BootstrapResult> {
   const credentialsFile = join(opts.dataDir, 'demo-credentials.json');
+  const practiceAdminFile = join(opts.dataDir, 'demo-practice-admin.json');
   await db.transaction().execute((trx) => ensureSandboxFixtures(trx));
+  const readJson = <T>(file: string): Promise<T | undefined> => readFile(file, 'utf8').then((s) => JSON.parse(s) as T).catch(() => undefined);
   const saved = async (): Promise<BootstrapResult> => ({
     created: false,
-    credentials: await readFile(credentialsFile, 'utf8').then((s) => JSON.parse(s) as NewDeveloper).catch(() => undefined),
+    credentials: await readJson<NewDeveloper>(credentialsFile),
     credentialsFile,
+    practiceAdmin: await readJson<DemoPracticeAdmin>(practiceAdminFile),
+    practiceAdminFile,
   });
   if (await anySandboxDeveloper(db)) return saved();
 
@@ -82,10 +104,22 @@ export async function bootstrapSandbox(
     });
     await writeDirectory(trx, 'sandbox', doc, { developerId: created.developer_id });
     await ensureSandboxFixtures(trx);
+    // The demo practice (the directory's first) gets an admin who can sign in to the workspace at once.
+    const practice = doc.practices?.[0];
+    if (!practice) throw new Error('the demo directory has no practice');
+    const admin: DemoPracticeAdmin = {
+      practice_id: practice.id,
+      practice_name: practice.name,
+      email: DEMO_PRACTICE_ADMIN_EMAIL,
+      password: secretToken().slice(0, 20),
+      workspace_url: `${opts.publicBaseUrl}/practice`,
+    };
+    await insertMember(trx, 'sandbox', { practiceId: admin.practice_id, email: admin.email, password: admin.password, role: 'practice_admin' });
+    await writeSecretFile(practiceAdminFile, `${JSON.stringify(admin, null, 2)}\n`);
     await writeSecretFile(credentialsFile, `${JSON.stringify(created, null, 2)}\n`);
-    return created;
+    return { created, admin };
   });
   if (!creds) return saved();
   await analyzeDirectory(db);
-  return { created: true, credentials: creds, credentialsFile };
+  return { created: true, credentials: creds.created, credentialsFile, practiceAdmin: creds.admin, practiceAdminFile };
 }

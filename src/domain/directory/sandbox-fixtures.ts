@@ -73,6 +73,8 @@ export async function ensureSandboxFixtures(trx: Transaction<Database>): Promise
         .selectFrom('developers')
         .innerJoin('provider_locations', (j) => j.on('provider_locations.env', '=', 'sandbox').on('provider_locations.id', 'in', SANDBOX_FIXTURE_IDS))
         .where('developers.env', '=', 'sandbox')
+        // Not the practice workspace's system developer (src/domain/practices/workspace-client.ts).
+        .where('developers.id', 'not like', 'dv\\_system\\_%')
         .select([eb.val('sandbox').as('env'), 'developers.id', 'provider_locations.id as plid']),
     )
     .onConflict((oc) => oc.doNothing())

@@ -7,7 +7,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 import type { PatientType } from '../patient-type.js';
-import { wallMinutes } from './local-time.js';
+import { DAY_MS, wallMinutes } from './local-time.js';
 
 export interface ProviderLocationContext {
   id: string;
@@ -55,6 +55,21 @@ export interface PushedSlot {
   patientType: PatientType | null;
 }
 
+/**
+ * Time off as stored (docs/scheduling.md, "Time off"): local dates and optional local times, read in
+ * each provider-location's own zone when slots are walked (`timeOffSpans`).
+ */
+export interface TimeOffSpan {
+  /** Null: every location of the provider. */
+  providerLocationId: string | null;
+  startDate: string;
+  endDate: string;
+  /** Minutes after midnight on `startDate`; null: from midnight. */
+  startMin: number | null;
+  /** Minutes after midnight on `endDate`; null: to the end of that day. */
+  endMin: number | null;
+}
+
 export interface ScheduleData {
   pls: Map<string, SlotSource>;
   durations: Map<string, { new: number; existing: number }>;
@@ -63,6 +78,8 @@ export interface ScheduleData {
   pushed: Map<string, PushedSlot[]>;
   /** Held ranges by provider id, sorted by start (epoch ms). */
   holds: Map<string, [number, number][]>;
+  /** Time off by provider id (only rows that may touch the loaded window). */
+  timeOff: Map<string, TimeOffSpan[]>;
 }
 
 /**
@@ -166,14 +183,14 @@ export async function loadScheduleData(
 ): Promise<ScheduleData> {
   const ids = [...pls.keys()];
   const providerIds = [...new Set([...pls.values()].map((p) => p.providerId))];
-  const data: ScheduleData = { pls, durations: new Map(), blocks: opts.blocks ?? new Map(), pushed: new Map(), holds: new Map() };
+  const data: ScheduleData = { pls, durations: new Map(), blocks: opts.blocks ?? new Map(), pushed: new Map(), holds: new Map(), timeOff: new Map() };
   if (ids.length === 0) return data;
   const from = new Date(window.fromMs);
   const to = new Date(window.toMs);
 
   // Independent reads, issued together (a pool runs them in parallel; a transaction queues them).
   // Id lists travel as one array parameter (`= ANY`), whatever their length.
-  const [durationRows, blockRows, pushedRows, holdRows] = await Promise.all([
+  const [durationRows, blockRows, pushedRows, holdRows, timeOffRows] = await Promise.all([
     opts.visitReasonIds.length
       ? db
           .selectFrom('visit_reasons')
@@ -204,7 +221,9 @@ export async function loadScheduleData(
           WHERE env = ${env} AND provider_id = ANY(${providerIds}::text[]) AND during && tstzrange(${from}, ${to})
           ORDER BY provider_id, lower(during)`.execute(db).then((r) => r.rows)
       : Promise.resolve([]),
+    loadTimeOff(db, env, providerIds, window),
   ]);
+  for (const [providerId, spans] of timeOffRows) data.timeOff.set(providerId, spans);
   for (const r of blockRows) data.blocks.set(r.id, parseWeeklyBlocks(r.blocks));
   for (const r of durationRows) data.durations.set(r.id, { new: r.duration_new_minutes, existing: r.duration_existing_minutes });
   for (const r of pushedRows) {
@@ -226,4 +245,46 @@ export async function loadScheduleData(
     list.push([new Date(r.s).getTime(), new Date(r.e).getTime()]);
   }
   return data;
+}
+
+/** The `time_off` row of a provider as a span (local times as minutes). */
+export function timeOffSpanOf(r: { provider_location_id: string | null; start_date: string; end_date: string; start_local: string | null; end_local: string | null }): TimeOffSpan {
+  return {
+    providerLocationId: r.provider_location_id,
+    startDate: String(r.start_date).slice(0, 10),
+    endDate: String(r.end_date).slice(0, 10),
+    startMin: r.start_local === null ? null : wallMinutes(String(r.start_local)),
+    endMin: r.end_local === null ? null : wallMinutes(String(r.end_local)),
+  };
+}
+
+/**
+ * Time off of `providerIds` whose local dates may touch the UTC window (a day of slack either side
+ * covers every zone), by provider id.
+ */
+export async function loadTimeOff(
+  db: Kysely<Database>,
+  env: Env,
+  providerIds: string[],
+  window: { fromMs: number; toMs: number },
+): Promise<Map<string, TimeOffSpan[]>> {
+  const out = new Map<string, TimeOffSpan[]>();
+  if (providerIds.length === 0) return out;
+  const fromDate = new Date(window.fromMs - DAY_MS).toISOString().slice(0, 10);
+  const toDate = new Date(window.toMs + DAY_MS).toISOString().slice(0, 10);
+  const rows = await db
+    .selectFrom('time_off')
+    .select(['provider_id', 'provider_location_id', sql<string>`start_date::text`.as('start_date'), sql<string>`end_date::text`.as('end_date'),
+      sql<string | null>`to_char(start_local, 'HH24:MI')`.as('start_local'), sql<string | null>`to_char(end_local, 'HH24:MI')`.as('end_local')])
+    .where('env', '=', env)
+    .where('provider_id', '=', sql<string>`ANY(${providerIds}::text[])`)
+    .where('start_date', '<=', toDate)
+    .where('end_date', '>=', fromDate)
+    .execute();
+  for (const r of rows) {
+    let list = out.get(r.provider_id);
+    if (!list) out.set(r.provider_id, (list = []));
+    list.push(timeOffSpanOf(r));
+  }
+  return out;
 }

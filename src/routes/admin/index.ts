@@ -14,8 +14,10 @@ import { createUser, newUserErrors, UserInputError } from '../../domain/users/cr
 import { OPERATOR_TARGETS, operatorTransition, operatorTransitionErrors } from '../../domain/appointments/operator-transition.js';
 import { CANCELLATION_REASON_TYPES } from '../../domain/appointments/cancel.js';
 import { makeAdminGuard } from '../../http/admin-guard.js';
+import { adminRequestLogRoutes } from './request-log.js';
 import { adminWebhookRoutes } from './webhooks.js';
 import { adminRateLimitRoutes } from './developer-limits.js';
+import { adminPracticeRoutes } from './practices.js';
 import { invalidFields, invalidInput, notFound } from '../../domain/errors.js';
 import { ImportQuery, NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
 
@@ -32,6 +34,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
   app.addHook('onRequest', makeAdminGuard(config.adminToken, db));
   await app.register(adminWebhookRoutes, { config, db });
   await app.register(adminRateLimitRoutes, { config, db });
+  await app.register(adminRequestLogRoutes, { config, db });
+  await app.register(adminPracticeRoutes, { config, db });
 
   app.post(
     '/developers',

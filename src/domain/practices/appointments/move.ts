@@ -1,0 +1,77 @@
+/**
+ * A practice moves an appointment to another start time (docs/decisions/0014-practice-workspace.md,
+ * "One set of rules"): the reschedule path (docs/api/appointments.md#reschedule) with the practice as
+ * the one who proposes the new time. The same checks as `/v1` reschedule (a start the availability
+ * endpoint offers, `invalid` naming `start_time`; free, else `conflict`), the same no-overlap
+ * guarantee (the new time is held as a `pending` hold under the exclusion constraint), and since the
+ * provider's side proposes it, the move is settled at once in the same transaction
+ * (docs/api/appointments.md#lifecycle: "`pending_reschedule` settled by the provider"): the new time
+ * becomes current, the old one is released, status `rescheduled`, one event with
+ * `appointment.status` and `appointment.start_time` (the operator's settle, service-moves.ts).
+ *
+ * Allowed from `confirmed`, `pending_reschedule` and `rescheduled`; a `pending_booking` is first
+ * confirmed or declined (the decision file says why).
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/schema.js';
+import { isScheduledStart } from '../../availability/scheduled-start.js';
+import { visitReasonDuration } from '../../appointments/create.js';
+import { hold, release } from '../../appointments/holds.js';
+import { applyRescheduled } from '../../appointments/service-moves.js';
+import { assertMove } from '../../appointments/states.js';
+import { inTransaction, slotTaken } from '../../appointments/transactions.js';
+import type { AppointmentStatus } from '../../../db/schema.js';
+import { conflict, invalidInput, notFound } from '../../errors.js';
+import { parseOffsetDateTime } from '../../scheduling/local-time.js';
+import { loadProviderLocations } from '../../scheduling/schedule-data.js';
+import { staffActor, type StaffPrincipal } from '../staff-principal.js';
+import type { StaffMoveResult } from './actions.js';
+import { lockPracticeAppointment, practiceAppointments, requireActingStaff } from './scope.js';
+
+function assertMovable(status: AppointmentStatus): void {
+  if (status === 'pending_booking') {
+    throw conflict('appointment cannot be moved: current status is pending_booking; confirm or decline it first', 'appointment_status');
+  }
+  assertMove('reschedule', status);
+}
+
+/** Moves one of the practice's appointments to `start_time` (see the module comment). */
+export async function staffMove(
+  db: Kysely<Database>,
+  staff: StaffPrincipal,
+  id: string,
+  input: { start_time: string },
+  opts: { requestId?: string; now?: Date } = {},
+): Promise<StaffMoveResult & { start_time: Date; end_time: Date }> {
+  requireActingStaff(staff);
+  const now = opts.now ?? new Date();
+  const start = parseOffsetDateTime(input.start_time);
+  if (!start) throw invalidInput('start_time', 'must be an ISO-8601 date-time with a UTC offset');
+  // What the schedule check needs, read before the transaction; the status is checked again under lock.
+  const current = await practiceAppointments(db, staff)
+    .select(['appointments.provider_location_id', 'appointments.visit_reason_id', 'appointments.patient_type', 'appointments.appointment_status'])
+    .where('appointments.id', '=', id)
+    .executeTakeFirst();
+  if (!current) throw notFound(`appointment ${id} not found`, 'appointment_id');
+  assertMovable(current.appointment_status);
+  const pl = (await loadProviderLocations(db, staff.env, [current.provider_location_id])).get(current.provider_location_id);
+  if (!pl?.active) throw invalidInput('start_time', 'the provider location no longer takes bookings');
+  const duration = await visitReasonDuration(db, staff.env, pl, current.visit_reason_id, current.patient_type, 'start_time');
+  const offered = await isScheduledStart(db, { env: staff.env, pl, visitReasonId: current.visit_reason_id, patientType: current.patient_type, startMs: start.toMillis(), now });
+  if (!offered) throw invalidInput('start_time', 'is not a start time the availability endpoint offers for this appointment');
+  const newStart = start.toJSDate();
+  const newEnd = start.plus({ minutes: duration }).toJSDate();
+
+  return inTransaction(db, async (trx) => {
+    const row = await lockPracticeAppointment(trx, staff, id);
+    assertMovable(row.appointment_status);
+    await release(trx, row.id, 'pending');
+    try {
+      await hold(trx, { appointmentId: row.id, kind: 'pending', env: row.env, providerId: row.provider_id, start: newStart, end: newEnd });
+    } catch (e) {
+      slotTaken(e, 'this start time is no longer available: another appointment holds it', 'start_time');
+    }
+    await applyRescheduled(trx, { ...row, pending_start_time: newStart, pending_end_time: newEnd }, staffActor(staff, opts.requestId));
+    return { appointment_id: row.id, appointment_status: 'rescheduled' as const, start_time: newStart, end_time: newEnd };
+  });
+}

@@ -1,0 +1,13 @@
+/** The dependencies every Practice API plugin receives (docs/decisions/0014-practice-workspace.md): the same as the `/v1` areas. */
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { BookingOutcomePolicy } from '../../domain/appointments/outcome-policy.js';
+
+/** What every Practice API plugin receives: the same as the `/v1` areas. */
+export interface PracticeRouteDeps {
+  config: Config;
+  db: Db;
+  /** Outcomes forced on bookings and reschedules (the sandbox fixtures'), as `/v1` appointments get them. */
+  outcomes: BookingOutcomePolicy;
+}
+
