@@ -1,7 +1,7 @@
 /**
  * The practice workspace at `/practice` (docs/decisions/0014-practice-workspace.md, docs/practice-guide.md):
  * a static page whose script (`app/main.ts`) signs a practice's staff in with the authorization code
- * flow and PKCE against the first-party public client `practice-workspace`, then calls only the
+ * flow and PKCE against the first-party public client of its environment (`workspaceClientId`), then calls only the
  * Practice API (`/practice/v1`). Built like `/demo`: the script is bundled with esbuild on the first
  * request and kept in memory; a strict Content-Security-Policy allows only same-origin scripts, styles
  * and API calls. Unlike `/demo` it is served in every environment.
@@ -12,17 +12,9 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 import { demoCsp } from '../demo/index.js';
+import { workspaceClientId, workspaceRedirectUri } from '../../domain/practices/workspace-client.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-/**
- * The first-party public client the workspace signs in with (decision 0014, "Sign-in"):
- * `practice-workspace` in production, `practice-workspace-<env>` elsewhere (each environment its own).
- */
-export const workspaceClientIdOf = (config: Config): string => (config.appEnv === 'production' ? 'practice-workspace' : `practice-workspace-${config.appEnv}`);
-
-/** The workspace's redirect URI in this deployment. */
-export const workspaceRedirectUri = (config: Config): string => `${config.publicBaseUrl.replace(/\/+$/, '')}/practice/callback`;
 
 /** Bundles the workspace's browser script with esbuild's JS API (no files written). */
 export async function bundleWorkspaceScript(): Promise<string> {
@@ -43,7 +35,7 @@ const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g,
 
 /** Serves the page, its script, its style sheet and the sign-in callback (the same page). */
 export const practiceWorkspaceRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { config }) => {
-  const redirectUri = workspaceRedirectUri(config);
+  const redirectUri = workspaceRedirectUri(config.publicBaseUrl);
   const csp = demoCsp(config);
   let script: Promise<string> | undefined;
   let html: Promise<string> | undefined;
@@ -58,7 +50,7 @@ export const practiceWorkspaceRoutes: FastifyPluginAsync<{ config: Config }> = a
   const page = async (reply: FastifyReply) => {
     html ??= readFile(join(here, 'app/index.html'), 'utf8').then((text) =>
       text
-        .replace('{{client_id}}', escapeAttr(workspaceClientIdOf(config)))
+        .replace('{{client_id}}', escapeAttr(workspaceClientId(config.appEnv)))
         .replace('{{auth_url}}', escapeAttr(config.authUrl))
         .replace('{{redirect_uri}}', escapeAttr(redirectUri)),
     );
