@@ -19,17 +19,33 @@ export const PROVIDER_REASONS: Record<string, string> = {
   other_provider_reason: 'Other reason',
 };
 
-/** Which moves each status offers (docs/api/appointments.md#lifecycle); the API has the last word. */
+/**
+ * Which moves each status offers (docs/api/appointments.md#lifecycle; a practice moves from
+ * confirmed, pending_reschedule or rescheduled only, and cancels anything live but a no-show);
+ * the API has the last word.
+ */
 const MOVES: Record<string, string[]> = {
   pending_booking: ['confirm', 'decline', 'cancel'],
   confirmed: ['move', 'cancel', 'arrived', 'no_show'],
-  pending_reschedule: ['move', 'cancel'],
+  pending_reschedule: ['move', 'cancel', 'arrived'],
   rescheduled: ['move', 'cancel', 'arrived', 'no_show'],
-  reschedule_failed: ['move', 'cancel', 'arrived', 'no_show'],
+  reschedule_failed: ['cancel', 'arrived', 'no_show'],
   booking_failed: [],
   cancelled: [],
   no_show: ['arrived'],
 };
+/** A no-show can be recorded from the start time until two days after it (docs/api/appointments.md#arrived-and-no-show). */
+const NO_SHOW_WINDOW_MS = 2 * 86_400_000;
+
+/** The moves the panel offers for `a` at `now`: confirm only for manual confirmation, arrived once, no-show in its window. */
+export function movesFor(a: Appointment, now = Date.now()): string[] {
+  const start = Date.parse(a.start_time);
+  return (MOVES[a.appointment_status] ?? []).filter((m) =>
+    m === 'confirm' ? a.confirmation_type === 'manual'
+      : m === 'arrived' ? !a.arrived
+        : m === 'no_show' ? start <= now && now - start <= NO_SHOW_WINDOW_MS
+          : true);
+}
 const ACTOR: Record<string, string> = { client: 'the booking app', user: 'the patient', operator: 'Carebook', service: 'Carebook', staff: 'the practice' };
 const LABEL: Record<string, string> = { confirm: 'Confirm', decline: 'Decline', move: 'Move…', cancel: 'Cancel…', arrived: 'Mark arrived', no_show: 'Mark no-show' };
 
@@ -78,8 +94,7 @@ export function setupPanel(api: Api, canWrite: boolean, changed: () => Promise<u
     $('appt-history').replaceChildren(
       ...(a.history?.length ? a.history.map((h) => el('li', { textContent: `${when(zone, h.at)}: ${human(h.action)} (by ${ACTOR[h.actor_kind] ?? h.actor_kind})` })) : [el('li', { textContent: 'No changes yet.' })]),
     );
-    // Only a manual-confirmation booking waits for the practice's confirmation.
-    const moves = canWrite ? (MOVES[a.appointment_status] ?? []).filter((m) => m !== 'confirm' || a.confirmation_type === 'manual') : [];
+    const moves = canWrite ? movesFor(a) : [];
     $('appt-actions').replaceChildren(
       ...moves.map((m) => {
         const b = el('button', { type: 'button', className: m === 'cancel' || m === 'decline' ? 'danger' : 'secondary', textContent: LABEL[m]! });

@@ -168,6 +168,7 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
       .then(() => form.reset())
       .catch(fail);
   });
+  const shownRequired = (): string[] => [...all<HTMLInputElement>('#settings input[name="required"]')].map((b) => b.value);
   $<HTMLFormElement>('settings').addEventListener('submit', (e) => {
     e.preventDefault();
     const f = new FormData(e.target as HTMLFormElement);
@@ -175,7 +176,8 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     void api
       .call('PATCH', `${base()}/settings`, {
         confirmation_type: f.get('confirmation_type'),
-        required_fields: f.getAll('required').map(String),
+        // Required fields the form has no box for are kept as they are.
+        required_fields: [...(schedule?.required_fields ?? []).filter((x) => !shownRequired().includes(x)), ...f.getAll('required').map(String)],
         accepts_booking_requests_from: f.getAll('accepts').map(String),
         ...(schedule?.insurance_managed_at_practice ? {} : { insurance_plan_ids: plans }),
       })
