@@ -163,8 +163,16 @@ export async function listTimeOff(
   return rows.map(timeOffOf);
 }
 
-/** Removes time off of the caller's practice (`not_found` otherwise); frees its time at once. Never strands anything. */
-export async function removeTimeOff(db: Kysely<Database>, caller: PracticeCaller, id: string, opts: { now?: Date } = {}): Promise<void> {
+/**
+ * Removes time off of the caller's practice (`not_found` otherwise); frees its time at once. Never
+ * strands anything. Returns whose time off it was (for the change's log line).
+ */
+export async function removeTimeOff(
+  db: Kysely<Database>,
+  caller: PracticeCaller,
+  id: string,
+  opts: { now?: Date } = {},
+): Promise<{ provider_id: string; provider_location_id: string | null }> {
   const row = await db.selectFrom('time_off').select(['provider_id', 'provider_location_id']).where('env', '=', caller.env)
     .where('practice_id', '=', caller.practiceId).where('id', '=', id).executeTakeFirst();
   if (!row || (caller.role === 'provider' && caller.providerId !== row.provider_id)) throw notFound(`time off ${id} not found`, 'time_off_id');
@@ -173,4 +181,5 @@ export async function removeTimeOff(db: Kysely<Database>, caller: PracticeCaller
     (await trx.deleteFrom('time_off').where('env', '=', caller.env).where('practice_id', '=', caller.practiceId).where('id', '=', id).executeTakeFirst()).numDeletedRows,
   );
   if (result === 0n) throw notFound(`time off ${id} not found`, 'time_off_id');
+  return { provider_id: row.provider_id, provider_location_id: row.provider_location_id };
 }
