@@ -47,6 +47,10 @@ export function movesFor(a: Appointment, now = Date.now()): string[] {
           : true);
 }
 const ACTOR: Record<string, string> = { client: 'the booking app', user: 'the patient', operator: 'Carebook', service: 'Carebook', staff: 'the practice' };
+const DONE: Record<string, string> = {
+  confirm: 'Appointment confirmed.', decline: 'Booking declined.', cancel: 'Appointment cancelled.', move: 'Appointment moved.',
+  arrived: 'Patient marked arrived.', no_show: 'Patient marked as a no-show.',
+};
 const LABEL: Record<string, string> = { confirm: 'Confirm', decline: 'Decline', move: 'Move…', cancel: 'Cancel…', arrived: 'Mark arrived', no_show: 'Mark no-show' };
 
 export interface Panel {
@@ -111,9 +115,13 @@ export function setupPanel(api: Api, canWrite: boolean, changed: () => Promise<u
     if (!shown) return;
     alert.textContent = '';
     try {
-      const after = await act(api, shown.appointment_id, action, body);
+      const id = shown.appointment_id;
+      const after = await act(api, id, action, body);
       render({ ...shown, ...after });
-      say(`Appointment ${human(after.appointment_status ?? action)}.`);
+      say(DONE[action] ?? `Appointment ${human(after.appointment_status)}.`);
+      // The move's answer has the status only; the appointment's read has the time, arrival and history.
+      const full = await getAppointment(api, id);
+      if (shown?.appointment_id === id) render(full);
       await changed();
       focusOn($('appt-h'));
     } catch (e) {

@@ -99,7 +99,7 @@ export function setupCalendar(api: Api, me: Me, open: (a: Appointment, opener: H
         setView('day');
       });
       const day = d;
-      days.push(attr(el('section', { className: `day${day === today(zone()) ? ' today' : ''}` }, heading, attr(el('ul', { className: 'items' }, ...dayItems(day, data)), { 'aria-label': dayLabel(day, { weekday: 'long', month: 'long', day: 'numeric' }) })), { 'aria-label': dayLabel(day, { weekday: 'long', month: 'long', day: 'numeric' }) }));
+      days.push(attr(el('section', { className: `day${day === today(zone()) ? ' today' : ''}` }, heading, attr(el('ul', { className: 'items' }, ...dayItems(day, data)), { 'aria-label': dayLabel(day, { weekday: 'long', month: 'long', day: 'numeric' }) })), { 'aria-label': dayLabel(day, { weekday: 'long', month: 'long', day: 'numeric' }), 'data-date': day }));
     }
     box.className = `days ${view}`;
     box.replaceChildren(...days);
