@@ -3,6 +3,7 @@
  * dependencies come in through `AppDeps`; nothing here is a module-level singleton.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ChangeSignal } from '../lib/change-signal.js';
 import { loggableError } from '../lib/loggable-error.js';
 import { RequestLogBuffer } from '../domain/request-log/buffer.js';
 import { installRequestLog } from './request-log.js';
@@ -183,7 +184,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // One-pass validation and Idempotency-Key first, so every route registered after them gets them.
   installOnePassValidation(app);
   installIdempotency(app, db);
-  await app.register(appointmentRoutes, { config, db, outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes });
+  // Appointment writes of `/v1` and of the Practice API wake the practice's live event streams (decision 0014, "Live calendar").
+  const appointmentChanges = new ChangeSignal();
+  await app.register(appointmentRoutes, { config, db, outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes, onAppointmentChange: () => appointmentChanges.notify() });
   await app.register(availabilityRoutes, { config, db });
   await app.register(calendarRoutes, { config, db });
 
@@ -195,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config,
     db,
     outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes,
+    appointmentChanges,
     practiceGuard: makePracticeGuard(createPracticeTokenVerifier({ config, db, reader }), limiter),
   });
   await app.register(invitationPageRoutes, { config, db });
