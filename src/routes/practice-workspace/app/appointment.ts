@@ -135,8 +135,8 @@ export function setupPanel(api: Api, canWrite: boolean, changed: () => Promise<u
     if (!place) return;
     const r = await getCalendar(api, place, date, date);
     const slots = r.days.find((d) => d.date === date)?.open_slots ?? [];
-    // The appointment's own visit reason keeps its length; any open start time otherwise.
-    const fit = slots.filter((s) => !shown?.visit_reason || s.visit_reason_id === shown.visit_reason.id);
+    // The appointment's own visit reason and patient type keep its length; any open start time otherwise.
+    const fit = slots.filter((s) => (!shown?.visit_reason || s.visit_reason_id === shown.visit_reason.id) && (!shown?.patient_type || s.patient_types.includes(shown.patient_type)));
     const free = [...new Map((fit.length ? fit : slots).map((s) => [s.start_time_utc, s])).values()];
     select.replaceChildren(...(free.length ? free.map((s) => el('option', { value: s.start_time, textContent: clock(zone, s.start_time_utc) })) : [el('option', { value: '', textContent: 'No open times this day' })]));
   }

@@ -101,9 +101,14 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     $('set-insurance-note').hidden = !s.insurance_managed_at_practice;
   }
 
+  let seq = 0;
   async function load(): Promise<void> {
     if (!plSel.value) return;
-    schedule = await api.call<Schedule>('GET', `${base()}/schedule`);
+    // Only the latest read renders (a slow read of the previously chosen provider-location is dropped).
+    const mine = ++seq;
+    const read = await api.call<Schedule>('GET', `${base()}/schedule`);
+    if (mine !== seq) return;
+    schedule = read;
     renderHours(schedule);
     renderTimeOff(schedule);
     renderSettings(schedule);
