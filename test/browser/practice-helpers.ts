@@ -63,16 +63,28 @@ export function developer(t: TestApp, base: string, token: string) {
 }
 
 /**
- * Moves an appointment's start to just before now (its held time with it), so that `no_show` is
- * allowed: the API records a no-show only from the start time on, and a booking cannot be made in
- * the past. Direct database write; the test says so where it uses it.
+ * The operator settles a booking at once (`POST /admin/v1/appointments/{id}/transition`): without the
+ * evaluator job running, a booking at an automatic-confirmation location stays `pending_booking`.
  */
-export async function startJustPassed(t: TestApp, id: string, zone: string): Promise<void> {
-  const midnight = DateTime.now().setZone(zone).startOf('day').toMillis();
-  const start = new Date(Math.max(Date.now() - 5 * 60_000, midnight));
+export async function operatorConfirm(t: TestApp, base: string, id: string): Promise<void> {
+  const res = await fetch(`${base}/admin/v1/appointments/${id}/transition`, {
+    method: 'POST', headers: { ...bearer(String(t.config.adminToken)), 'content-type': 'application/json' }, body: JSON.stringify({ to: 'confirmed' }),
+  });
+  if (res.status !== 200) throw new Error(`transition ${res.status} ${await res.text()}`);
+}
+
+/**
+ * Moves an appointment's start to `minutesAgo` before now (its held time with it; 30 minutes long),
+ * so that `no_show` is allowed: the API records a no-show only from the start time on, and a booking
+ * cannot be made in the past. Direct database write; the test says so where it uses it. Returns the
+ * start's local date in `zone`.
+ */
+export async function startPassed(t: TestApp, id: string, zone: string, minutesAgo: number): Promise<string> {
+  const start = new Date(Date.now() - minutesAgo * 60_000);
   const end = new Date(start.getTime() + 30 * 60_000);
   await t.db.updateTable('appointments').set({ start_time: start, end_time: end }).where('id', '=', id).execute();
   await t.db.updateTable('appointment_holds').set({ during: rangeLiteral(start, end) }).where('appointment_id', '=', id).where('kind', '=', 'current').execute();
+  return DateTime.fromJSDate(start).setZone(zone).toISODate()!;
 }
 
 /** Drives the calendar's own controls to provider `providerId`, `view`, and the day or week of `date`. */
@@ -86,7 +98,7 @@ export async function showCalendar(page: Page, opts: { providerId: string; date:
   const steps = opts.view === 'day'
     ? Math.round(target.diff(today, 'days').days)
     : Math.round(target.startOf('week').diff(today.startOf('week'), 'weeks').weeks);
-  for (let i = 0; i < steps; i++) await page.getByRole('button', { name: 'Next' }).click();
+  for (let i = 0; i < Math.abs(steps); i++) await page.getByRole('button', { name: steps > 0 ? 'Next' : 'Previous' }).click();
   await page.locator(`#cal-days.${opts.view} section.day[data-date="${opts.date}"]`).waitFor();
   await page.locator(`#cal-days.${opts.view} section.day`).first().waitFor();
 }

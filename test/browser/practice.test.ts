@@ -23,7 +23,7 @@ import { testApp, type TestApp } from '../helpers/app.js';
 import { PRACTICE_A, practiceMember, type PracticeLogin } from '../helpers/practice.js';
 import { scaled } from '../helpers/scale.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
-import { developer, launch, localDay, shot, showCalendar, sideways, startJustPassed, until } from './practice-helpers.js';
+import { developer, launch, localDay, shot, showCalendar, sideways, operatorConfirm, startPassed, until } from './practice-helpers.js';
 
 const NY = 'America/New_York';
 const PHX = 'America/Phoenix';
@@ -69,6 +69,7 @@ describe('practice workspace in Chromium', () => {
 
   async function newPage(viewport: { width: number; height: number }): Promise<Page> {
     const p = await context.newPage();
+    p.setDefaultTimeout(scaled(10_000));
     await p.setViewportSize(viewport);
     // Errors of the workspace's own pages (the sign-in page has no favicon: its 404 is not ours).
     p.on('console', (m) => m.type() === 'error' && !/\/authorize|\/favicon\.ico$/.test(m.location().url) && errors.push(`${m.text()} (${m.location().url})`));
@@ -221,7 +222,7 @@ describe('practice workspace in Chromium', () => {
 
   it('cancel with a provider reason', async () => {
     await page.getByRole('button', { name: 'Cancel…' }).click();
-    await page.getByLabel('Reason').selectOption('provider_not_available');
+    await page.getByLabel('Reason', { exact: true }).selectOption('provider_not_available');
     await page.getByRole('button', { name: 'Cancel appointment' }).click();
     await said('Appointment cancelled.');
     expect(await page.locator('#appt-actions button').count()).toBe(0);
@@ -248,10 +249,11 @@ describe('practice workspace in Chromium', () => {
     const starts = await dev.starts(PL.ny2, day);
     const cameId = await dev.book(PL.ny2, starts[0]!, { first_name: 'Alan', last_name: 'Turing' });
     const awayId = await dev.book(PL.ny2, starts[4]!, { first_name: 'Edsger', last_name: 'Dijkstra' });
+    for (const id of [cameId, awayId]) await operatorConfirm(t, base, id);
     // A booking cannot start in the past and a no-show counts only from the start time: set up directly.
-    await startJustPassed(t, cameId, NY);
-    await startJustPassed(t, awayId, NY);
-    await showCalendar(page, { providerId: 'pr_ny2', date: localDay(NY, 0), view: 'day', zone: NY });
+    const cameDay = await startPassed(t, cameId, NY, 5);
+    const awayDay = await startPassed(t, awayId, NY, 40);
+    await showCalendar(page, { providerId: 'pr_ny2', date: cameDay, view: 'day', zone: NY });
 
     await openPanel(cameId);
     await page.getByRole('button', { name: 'Mark arrived' }).click();
@@ -261,6 +263,7 @@ describe('practice workspace in Chromium', () => {
     expect((await t.db.selectFrom('appointments').select('arrived_at').where('id', '=', cameId).executeTakeFirstOrThrow()).arrived_at).not.toBeNull();
     await page.getByRole('button', { name: 'Close' }).click();
 
+    if (awayDay !== cameDay) await showCalendar(page, { providerId: 'pr_ny2', date: awayDay, view: 'day', zone: NY });
     await openPanel(awayId);
     await page.getByRole('button', { name: 'Mark no-show' }).click();
     await said('Patient marked as a no-show.');
@@ -318,7 +321,7 @@ describe('practice workspace in Chromium', () => {
   it('time off saved in the Schedule view closes the day in /v1 availability at once; removing it frees it again', async () => {
     const day = localDay(PHX, 5);
     expect((await dev.starts(PL.phx, day)).length).toBeGreaterThan(0);
-    await page.getByLabel('First day').fill(day);
+    await page.getByLabel('First day', { exact: true }).fill(day);
     await page.getByLabel('Note', { exact: true }).fill('Training');
     await page.getByRole('button', { name: 'Add time off' }).click();
     await said('Time off added.');
