@@ -128,6 +128,7 @@ export function setupCalendar(api: Api, me: Me, open: (a: Appointment, opener: H
   }
 
   providerSel.addEventListener('change', () => {
+    $('status').textContent = '';
     fillLocations();
     data = undefined;
     reload();

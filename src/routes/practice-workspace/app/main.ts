@@ -60,6 +60,9 @@ function startViews(api: Api, me: Me): void {
 
   const show = (name: ViewName, focus: boolean): void => {
     const allowed: ViewName = (name === 'staff' && !isAdmin) || (name === 'schedule' && !canWrite) ? 'calendar' : name;
+    // A message about the view left behind would read as about this one.
+    $('status').textContent = '';
+    $('alert').textContent = '';
     for (const v of all<HTMLElement>('.view')) v.hidden = v.id !== allowed;
     for (const a of all<HTMLAnchorElement>('#views a')) {
       if (a.dataset.view === allowed) a.setAttribute('aria-current', 'page');

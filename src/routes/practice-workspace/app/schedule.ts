@@ -115,7 +115,7 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
   }
 
   /** Dry run first; saves at once when nothing is stranded, else lists the bookings and waits. */
-  async function guarded(method: string, path: string, body: Record<string, unknown>, done: string): Promise<void> {
+  async function guarded(method: string, path: string, body: Record<string, unknown>, done: string, form: HTMLFormElement): Promise<void> {
     const save = async (allow: boolean): Promise<void> => {
       await api.call(method, path, { ...body, ...(allow ? { allow_stranded: true } : {}) });
       $('stranded').hidden = true;
@@ -139,6 +139,8 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
       ...stranded.map((a) => el('li', { textContent: a.note ?? `${when(zone, a.start_time)}${a.status ? ` · ${a.status.replace(/_/g, ' ')}` : ''}` })),
     );
     pending = () => save(true);
+    // Shown right under the form whose change it is about.
+    form.after($('stranded'));
     $('stranded').hidden = false;
     focusOn($('stranded-h'));
   }
@@ -157,7 +159,7 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
       const [s, t] = Array.from(li.querySelectorAll('input'));
       return { weekday: Number(li.dataset.weekday), start: s!.value, end: t!.value, ...(li.dataset.extra ? (JSON.parse(li.dataset.extra) as object) : {}) };
     });
-    void guarded('PUT', `${base()}/weekly_hours`, { hours: weekly_hours }, 'Weekly hours saved.').catch(fail);
+    void guarded('PUT', `${base()}/weekly_hours`, { hours: weekly_hours }, 'Weekly hours saved.', e.target as HTMLFormElement).catch(fail);
   });
   $<HTMLFormElement>('off').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -169,7 +171,7 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     if (v('start_local')) body.start_local = v('start_local');
     if (v('end_local')) body.end_local = v('end_local');
     if (v('note')) body.note = v('note');
-    void guarded('POST', '/practice/v1/time_off', body, 'Time off added.')
+    void guarded('POST', '/practice/v1/time_off', body, 'Time off added.', form)
       .then(() => form.reset())
       .catch(fail);
   });
