@@ -23,6 +23,9 @@ export const LOGGABLE_FIELDS: ReadonlySet<string> = new Set([
   'req', 'res', 'responseTime', 'err',
   // Named events and their ids or counts.
   'event', 'client_id', 'code', 'signal', 'env', 'jobs', 'job', 'migrations', 'processes', 'worker_pid', 'sealed', 'tables', 'items',
+  // A practice's schedule change (src/routes/practice/schedule): the kind of change, opaque ids of the
+  // practice, the staff login and the directory rows changed, and a count. No patient is named by any.
+  'change', 'practice_id', 'user_id', 'provider_id', 'provider_location_id', 'time_off_id', 'stranded_count',
 ]);
 
 /** Logs `path?name1&name2` without values: query values may carry patient identifiers. */

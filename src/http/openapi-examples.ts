@@ -6,7 +6,10 @@
  * that every operation has a summary and examples, and that every example matches its schema.
  */
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+import { practiceExamples } from './openapi-practice-examples.js';
+
+/** A JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 /** Hand-written examples for one operation. */
 export interface OperationExamples {
@@ -124,6 +127,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   },
   'POST /v1/provider_locations/{provider_location_id}/insurance_mappings': { request: { insurance_plan_ids: ['ip_aetna_ppo'], operation: 'Add' } },
   'GET /v1/appointments/{appointment_id}/attachments/{attachment_id}': { response: '<file bytes>' },
+  ...practiceExamples({ providerId: PROVIDER_ID, locationId: LOCATION_ID, visitReasonId: VISIT_REASON_ID, appointmentId: APPOINTMENT_ID }),
 };
 
 /** A plausible value for a string field, from its format and name. */

@@ -4,6 +4,7 @@
  * list, and the statuses every operation can answer (docs/api/errors.md, "Statuses"), added where
  * a route schema does not list them. `npm run lint:openapi` (Redocly, Spectral) keeps it complete.
  */
+import { PRACTICE_OPERATIONS } from './openapi-practice-operations.js';
 
 /** The operation's id and description, keyed by `METHOD path`. */
 export const OPERATIONS: Record<string, { operationId: string; description: string }> = {
@@ -67,22 +68,7 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
     operationId: 'replaceCalendarTimeslots',
     description: 'Replaces every timeslot of a provider on one local date (an empty list or body erases them). Local times are in the slot\'s IANA zone; a time that does not exist there (a daylight-saving gap) is refused. Slots at locations the caller may not manage are skipped and reported.',
   },
-  'GET /practice/v1/me': {
-    operationId: 'getPracticeMe',
-    description: 'The signed-in staff member (or provider user): their role and scopes (the token\'s, capped by the role), their practice, and the practice\'s providers with their provider-locations, time zones and confirmation types (a provider user: their own provider only). Needs `practice.read`.',
-  },
-  'GET /practice/v1/staff': {
-    operationId: 'listPracticeStaff',
-    description: 'Every staff login of the caller\'s practice with its role, oldest first. Needs `practice.admin` (practice admins only).',
-  },
-  'POST /practice/v1/staff': {
-    operationId: 'invitePracticeStaff',
-    description: 'Invites a staff member or another admin of the caller\'s practice: a one-time link, answered once (stored only as a hash), that lets its holder set a password within 7 days and then sign in to the workspace. 400 when the address already has an account. Needs `practice.admin`.',
-  },
-  'DELETE /practice/v1/staff/{user_id}': {
-    operationId: 'removePracticeStaff',
-    description: 'Removes a member of the caller\'s practice: their sign-in sessions end and their tokens stop working at once. 404 for anyone who is not a member of this practice (another practice\'s staff included); 409 for the practice\'s last admin. Needs `practice.admin`.',
-  },
+  ...PRACTICE_OPERATIONS,
   'POST /admin/v1/practices/{practice_id}/admins': {
     operationId: 'adminCreatePracticeAdmin',
     description: 'Creates an admin of a practice of the directory. With `password` the admin can sign in to the practice workspace at once; without, the answer carries a one-time `invitation_url` (7 days, shown once) whose page sets the password. 404 for a practice not in the directory; 400 for an e-mail address that already has an account.',

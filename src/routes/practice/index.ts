@@ -11,6 +11,7 @@ import { requirePracticeScope } from '../../domain/practices/staff-principal.js'
 import { staffOf } from '../../http/practice-request.js';
 import { errorResponses } from '../v1/common-schemas.js';
 import type { PracticeRouteDeps } from './deps.js';
+import { practiceScheduleRoutes } from './schedule/index.js';
 import { practiceStaffRoutes } from './staff.js';
 
 export type { PracticeRouteDeps };
@@ -73,6 +74,6 @@ export const practiceRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps & { pra
 
   // ---- Practice API sub-areas: register them here, each with `deps` (the same object as above). ----
   // e.g. await app.register(practiceAppointmentRoutes, deps);
-  //      await app.register(practiceScheduleRoutes, deps);
+  await app.register(practiceScheduleRoutes, deps);
   // ---- end of sub-areas ----
 };

@@ -81,6 +81,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/practice/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in: user, role, practice and its providers
+         * @description The signed-in staff member (or provider user): their role and scopes (the token's, capped by the role), their practice, and the practice's providers with their provider-locations, time zones and confirmation types (a provider user: their own provider only). Needs `practice.read`.
+         */
+        get: operations["getPracticeMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/provider_locations/{provider_location_id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a provider-location's schedule
+         * @description One provider-location of the caller's practice as its schedule stands: weekly hours, time off from today on (the provider's and this location's), confirmation type, required booking fields, whose booking requests it takes, its insurance plans and the visit reasons with their lengths for new and existing patients. A provider user reads only their own provider's; any other provider-location is 404. Needs `practice.read`.
+         */
+        get: operations["getPracticeSchedule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/provider_locations/{provider_location_id}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a provider-location's booking settings
+         * @description Changes the booking settings of a provider-location of the caller's practice: confirmation type, required booking fields, accepted kinds of booking request and insurance plans; fields left out stay as they are. Unknown plans are named one by one (400); a practice that keeps its plan list at practice level answers 409 for plans. The next booking sees the change. Answers the schedule. Needs `practice.write`.
+         */
+        patch: operations["updatePracticeSettings"];
+        trace?: never;
+    };
+    "/practice/v1/provider_locations/{provider_location_id}/weekly_hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a provider-location's weekly hours
+         * @description Replaces all weekly blocks of a provider-location of the caller's practice (an empty list closes it every week); each block is checked by the rules of a directory import, every bad field named in one 400. A change that would leave live appointments outside open time is refused with 409 listing each (`stranded[i]`) unless `allow_stranded` is true; `dry_run: true` answers that list and saves nothing. A later directory import of the provider-location replaces these hours again. Needs `practice.write`.
+         */
+        put: operations["replacePracticeWeeklyHours"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/staff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the practice's staff
+         * @description Every staff login of the caller's practice with its role, oldest first. Needs `practice.admin` (practice admins only).
+         */
+        get: operations["listPracticeStaff"];
+        put?: never;
+        /**
+         * Invite a staff member
+         * @description Invites a staff member or another admin of the caller's practice: a one-time link, answered once (stored only as a hash), that lets its holder set a password within 7 days and then sign in to the workspace. 400 when the address already has an account. Needs `practice.admin`.
+         */
+        post: operations["invitePracticeStaff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/staff/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a staff member
+         * @description Removes a member of the caller's practice: their sign-in sessions end and their tokens stop working at once. 404 for anyone who is not a member of this practice (another practice's staff included); 409 for the practice's last admin. Needs `practice.admin`.
+         */
+        delete: operations["removePracticeStaff"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/time_off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the practice's time off
+         * @description The caller's practice's time off overlapping the local dates `from`…`to` (either may be left out), of one provider when `provider_id` is given (404 for a provider not of this practice), ordered by start date, at most 1,000 entries. A provider user sees only their own. Needs `practice.read`.
+         */
+        get: operations["listPracticeTimeOff"];
+        put?: never;
+        /**
+         * Add time off
+         * @description Closes a provider of the caller's practice at every location, or at one provider-location, for a range of local dates: whole days, or from a local time on the first date to a local time on the last. `/v1` availability stops offering the time at once. Live appointments inside it refuse the change with 409 listing each unless `allow_stranded` is true; `dry_run: true` answers the list and saves nothing. Needs `practice.write`.
+         */
+        post: operations["addPracticeTimeOff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/time_off/{time_off_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove time off
+         * @description Removes time off of the caller's practice; its time is offered again by `/v1` availability at once. 404 for time off of another practice (or another provider, for a provider user). Needs `practice.write`.
+         */
+        delete: operations["removePracticeTimeOff"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1-beta/facilities": {
         parameters: {
             query?: never;
@@ -965,6 +1133,1497 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPracticeMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user_id": "string",
+                     *         "email": "ada@example.org",
+                     *         "role": "practice_admin",
+                     *         "practice": {
+                     *           "id": "sp_psychiatry",
+                     *           "name": "Family medicine"
+                     *         },
+                     *         "scopes": [
+                     *           "string"
+                     *         ],
+                     *         "providers": [
+                     *           {
+                     *             "provider_id": "pr_1_1",
+                     *             "name": "Family medicine",
+                     *             "provider_locations": [
+                     *               {
+                     *                 "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *                 "location_id": "lo_1_1_0",
+                     *                 "location_name": "Family medicine",
+                     *                 "time_zone": "America/Chicago",
+                     *                 "confirmation_type": "string"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            email: string;
+                            practice: {
+                                id: string;
+                                name: string;
+                            };
+                            /** @description The practice's providers; a provider user's own only */
+                            providers: {
+                                name: string;
+                                provider_id: string;
+                                provider_locations: {
+                                    /** @description `auto` or `manual` */
+                                    confirmation_type: string;
+                                    location_id: string;
+                                    location_name: string | null;
+                                    provider_location_id: string;
+                                    /** @description IANA zone of the location */
+                                    time_zone: string;
+                                }[];
+                            }[];
+                            role: "practice_admin" | "practice_staff" | "provider";
+                            /** @description The token's scopes, capped by the role */
+                            scopes: string[];
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPracticeSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Provider-location id `pr_…|lo_…` (percent-encode the `|`) */
+                provider_location_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *         "provider_id": "pr_1_1",
+                     *         "location_id": "lo_1_1_0",
+                     *         "time_zone": "America/Chicago",
+                     *         "active": true,
+                     *         "weekly_hours": [
+                     *           {
+                     *             "weekday": 1,
+                     *             "start": "08:00",
+                     *             "end": "12:00"
+                     *           },
+                     *           {
+                     *             "weekday": 1,
+                     *             "start": "13:00",
+                     *             "end": "17:00",
+                     *             "patient_type": "existing"
+                     *           },
+                     *           {
+                     *             "weekday": 3,
+                     *             "start": "09:00",
+                     *             "end": "16:30",
+                     *             "visit_reason_ids": [
+                     *               "pc_psychiatry_1"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "time_off": [
+                     *           {
+                     *             "time_off_id": "to_5b2e0c9a41d7",
+                     *             "provider_id": "pr_1_1",
+                     *             "provider_location_id": null,
+                     *             "start_date": "2026-12-24",
+                     *             "end_date": "2026-12-26",
+                     *             "start_local": "12:00",
+                     *             "end_local": null,
+                     *             "note": "Holidays",
+                     *             "created_by_user_id": "us_7c41e9b2",
+                     *             "created_at": "2026-11-30T15:02:11.000Z"
+                     *           }
+                     *         ],
+                     *         "confirmation_type": "manual",
+                     *         "required_fields": [],
+                     *         "accepts_booking_requests_from": [
+                     *           "in_network",
+                     *           "self_pay"
+                     *         ],
+                     *         "insurance_managed_at_practice": false,
+                     *         "insurance_plan_ids": [
+                     *           "ip_bcbs_ppo"
+                     *         ],
+                     *         "visit_reasons": [
+                     *           {
+                     *             "visit_reason_id": "pc_psychiatry_1",
+                     *             "name": "Psychiatry consultation",
+                     *             "duration_minutes": {
+                     *               "new": 60,
+                     *               "existing": 30
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            accepts_booking_requests_from: string[];
+                            active: boolean;
+                            /** @enum {string} */
+                            confirmation_type: "auto" | "manual";
+                            insurance_managed_at_practice: boolean;
+                            insurance_plan_ids: string[];
+                            location_id: string;
+                            provider_id: string;
+                            provider_location_id: string;
+                            required_fields: string[];
+                            time_off: {
+                                created_at: string;
+                                created_by_user_id: string | null;
+                                end_date: string;
+                                end_local: string | null;
+                                note: string | null;
+                                provider_id: string;
+                                provider_location_id: string | null;
+                                start_date: string;
+                                start_local: string | null;
+                                time_off_id: string;
+                            }[];
+                            time_zone: string;
+                            visit_reasons: {
+                                duration_minutes: {
+                                    existing: number;
+                                    new: number;
+                                };
+                                name: string;
+                                visit_reason_id: string;
+                            }[];
+                            weekly_hours: {
+                                /** @description Local wall-clock time HH:MM in the location zone */
+                                end: string;
+                                /**
+                                 * @description Default: both
+                                 * @enum {string}
+                                 */
+                                patient_type?: "new" | "existing";
+                                /** @description Local wall-clock time HH:MM in the location zone */
+                                start: string;
+                                /** @description Default: every visit reason of the provider */
+                                visit_reason_ids?: string[];
+                                /** @description ISO weekday: 1 = Monday … 7 = Sunday */
+                                weekday: number;
+                            }[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePracticeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Provider-location id `pr_…|lo_…` (percent-encode the `|`) */
+                provider_location_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "confirmation_type": "manual",
+                 *       "accepts_booking_requests_from": [
+                 *         "in_network",
+                 *         "self_pay"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    accepts_booking_requests_from?: ("in_network" | "out_of_network" | "self_pay")[];
+                    /** @enum {string} */
+                    confirmation_type?: "auto" | "manual";
+                    /** @description Replaces the stored list when given */
+                    insurance_plan_ids?: string[];
+                    required_fields?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *         "provider_id": "pr_1_1",
+                     *         "location_id": "lo_1_1_0",
+                     *         "time_zone": "America/Chicago",
+                     *         "active": true,
+                     *         "weekly_hours": [
+                     *           {
+                     *             "weekday": 1,
+                     *             "start": "08:00",
+                     *             "end": "12:00"
+                     *           },
+                     *           {
+                     *             "weekday": 1,
+                     *             "start": "13:00",
+                     *             "end": "17:00",
+                     *             "patient_type": "existing"
+                     *           },
+                     *           {
+                     *             "weekday": 3,
+                     *             "start": "09:00",
+                     *             "end": "16:30",
+                     *             "visit_reason_ids": [
+                     *               "pc_psychiatry_1"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "time_off": [
+                     *           {
+                     *             "time_off_id": "to_5b2e0c9a41d7",
+                     *             "provider_id": "pr_1_1",
+                     *             "provider_location_id": null,
+                     *             "start_date": "2026-12-24",
+                     *             "end_date": "2026-12-26",
+                     *             "start_local": "12:00",
+                     *             "end_local": null,
+                     *             "note": "Holidays",
+                     *             "created_by_user_id": "us_7c41e9b2",
+                     *             "created_at": "2026-11-30T15:02:11.000Z"
+                     *           }
+                     *         ],
+                     *         "confirmation_type": "manual",
+                     *         "required_fields": [],
+                     *         "accepts_booking_requests_from": [
+                     *           "in_network",
+                     *           "self_pay"
+                     *         ],
+                     *         "insurance_managed_at_practice": false,
+                     *         "insurance_plan_ids": [
+                     *           "ip_bcbs_ppo"
+                     *         ],
+                     *         "visit_reasons": [
+                     *           {
+                     *             "visit_reason_id": "pc_psychiatry_1",
+                     *             "name": "Psychiatry consultation",
+                     *             "duration_minutes": {
+                     *               "new": 60,
+                     *               "existing": 30
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            accepts_booking_requests_from: string[];
+                            active: boolean;
+                            /** @enum {string} */
+                            confirmation_type: "auto" | "manual";
+                            insurance_managed_at_practice: boolean;
+                            insurance_plan_ids: string[];
+                            location_id: string;
+                            provider_id: string;
+                            provider_location_id: string;
+                            required_fields: string[];
+                            time_off: {
+                                created_at: string;
+                                created_by_user_id: string | null;
+                                end_date: string;
+                                end_local: string | null;
+                                note: string | null;
+                                provider_id: string;
+                                provider_location_id: string | null;
+                                start_date: string;
+                                start_local: string | null;
+                                time_off_id: string;
+                            }[];
+                            time_zone: string;
+                            visit_reasons: {
+                                duration_minutes: {
+                                    existing: number;
+                                    new: number;
+                                };
+                                name: string;
+                                visit_reason_id: string;
+                            }[];
+                            weekly_hours: {
+                                /** @description Local wall-clock time HH:MM in the location zone */
+                                end: string;
+                                /**
+                                 * @description Default: both
+                                 * @enum {string}
+                                 */
+                                patient_type?: "new" | "existing";
+                                /** @description Local wall-clock time HH:MM in the location zone */
+                                start: string;
+                                /** @description Default: every visit reason of the provider */
+                                visit_reason_ids?: string[];
+                                /** @description ISO weekday: 1 = Monday … 7 = Sunday */
+                                weekday: number;
+                            }[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replacePracticeWeeklyHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Provider-location id `pr_…|lo_…` (percent-encode the `|`) */
+                provider_location_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "hours": [
+                 *         {
+                 *           "weekday": 1,
+                 *           "start": "08:00",
+                 *           "end": "12:00"
+                 *         },
+                 *         {
+                 *           "weekday": 1,
+                 *           "start": "13:00",
+                 *           "end": "17:00",
+                 *           "patient_type": "existing"
+                 *         },
+                 *         {
+                 *           "weekday": 3,
+                 *           "start": "09:00",
+                 *           "end": "16:30",
+                 *           "visit_reason_ids": [
+                 *             "pc_psychiatry_1"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "dry_run": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description true: save even when live appointments would be left outside open time */
+                    allow_stranded?: boolean;
+                    /** @description true: save nothing, answer the appointments the change would strand */
+                    dry_run?: boolean;
+                    /** @description Replaces every weekly block; empty: closed every week */
+                    hours: {
+                        /** @description Local wall-clock time HH:MM in the location zone */
+                        end: string;
+                        /**
+                         * @description Default: both
+                         * @enum {string}
+                         */
+                        patient_type?: "new" | "existing";
+                        /** @description Local wall-clock time HH:MM in the location zone */
+                        start: string;
+                        /** @description Default: every visit reason of the provider */
+                        visit_reason_ids?: string[];
+                        /** @description ISO weekday: 1 = Monday … 7 = Sunday */
+                        weekday: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "saved": false,
+                     *       "stranded": [],
+                     *       "data": [
+                     *         {
+                     *           "weekday": 1,
+                     *           "start": "08:00",
+                     *           "end": "12:00"
+                     *         },
+                     *         {
+                     *           "weekday": 1,
+                     *           "start": "13:00",
+                     *           "end": "17:00",
+                     *           "patient_type": "existing"
+                     *         },
+                     *         {
+                     *           "weekday": 3,
+                     *           "start": "09:00",
+                     *           "end": "16:30",
+                     *           "visit_reason_ids": [
+                     *             "pc_psychiatry_1"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Local wall-clock time HH:MM in the location zone */
+                            end: string;
+                            /**
+                             * @description Default: both
+                             * @enum {string}
+                             */
+                            patient_type?: "new" | "existing";
+                            /** @description Local wall-clock time HH:MM in the location zone */
+                            start: string;
+                            /** @description Default: every visit reason of the provider */
+                            visit_reason_ids?: string[];
+                            /** @description ISO weekday: 1 = Monday … 7 = Sunday */
+                            weekday: number;
+                        }[];
+                        request_id: string;
+                        saved: boolean;
+                        stranded: {
+                            appointment_id: string;
+                            provider_location_id: string;
+                            /** @description With the location offset */
+                            start_time: string;
+                            status: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPracticeStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "user_id": "string",
+                     *           "email": "ada@example.org",
+                     *           "role": "practice_admin",
+                     *           "created_at": "2026-12-01T09:30:00-05:00"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            email: string;
+                            role: "practice_admin" | "practice_staff";
+                            user_id: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    invitePracticeStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.org",
+                 *       "role": "practice_admin"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    role: "practice_admin" | "practice_staff";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "email": "ada@example.org",
+                     *         "role": "practice_admin",
+                     *         "expires_at": "2026-12-01T09:30:00-05:00",
+                     *         "invitation_url": "https://api.example.org/v1/resource?page=1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            email: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** @description Shown once */
+                            invitation_url: string;
+                            role: "practice_admin" | "practice_staff";
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removePracticeStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user_id": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The member removed */
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPracticeTimeOff: {
+        parameters: {
+            query?: {
+                /** @description Local date YYYY-MM-DD in the location zone */
+                from?: string;
+                provider_id?: string;
+                /** @description Local date YYYY-MM-DD in the location zone */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": [
+                     *         {
+                     *           "time_off_id": "to_5b2e0c9a41d7",
+                     *           "provider_id": "pr_1_1",
+                     *           "provider_location_id": null,
+                     *           "start_date": "2026-12-24",
+                     *           "end_date": "2026-12-26",
+                     *           "start_local": "12:00",
+                     *           "end_local": null,
+                     *           "note": "Holidays",
+                     *           "created_by_user_id": "us_7c41e9b2",
+                     *           "created_at": "2026-11-30T15:02:11.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            created_by_user_id: string | null;
+                            end_date: string;
+                            end_local: string | null;
+                            note: string | null;
+                            provider_id: string;
+                            provider_location_id: string | null;
+                            start_date: string;
+                            start_local: string | null;
+                            time_off_id: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addPracticeTimeOff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "provider_id": "pr_1_1",
+                 *       "start_date": "2026-12-24",
+                 *       "end_date": "2026-12-26",
+                 *       "start_local": "12:00",
+                 *       "note": "Holidays",
+                 *       "allow_stranded": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description true: save even when live appointments would be left outside open time */
+                    allow_stranded?: boolean;
+                    /** @description true: save nothing, answer the appointments the change would strand */
+                    dry_run?: boolean;
+                    /** @description Local date YYYY-MM-DD in the location zone */
+                    end_date: string;
+                    /** @description Local wall-clock time HH:MM */
+                    end_local?: string;
+                    note?: string;
+                    provider_id: string;
+                    /** @description Omitted: every location of the provider */
+                    provider_location_id?: string;
+                    /** @description Local date YYYY-MM-DD in the location zone */
+                    start_date: string;
+                    /** @description Local wall-clock time HH:MM */
+                    start_local?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "saved": true,
+                     *       "stranded": [
+                     *         {
+                     *           "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *           "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *           "start_time": "2026-12-24T14:00:00-06:00",
+                     *           "status": "confirmed"
+                     *         }
+                     *       ],
+                     *       "data": {
+                     *         "time_off_id": "to_5b2e0c9a41d7",
+                     *         "provider_id": "pr_1_1",
+                     *         "provider_location_id": null,
+                     *         "start_date": "2026-12-24",
+                     *         "end_date": "2026-12-26",
+                     *         "start_local": "12:00",
+                     *         "end_local": null,
+                     *         "note": "Holidays",
+                     *         "created_by_user_id": "us_7c41e9b2",
+                     *         "created_at": "2026-11-30T15:02:11.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            created_by_user_id: string | null;
+                            end_date: string;
+                            end_local: string | null;
+                            note: string | null;
+                            provider_id: string;
+                            provider_location_id: string | null;
+                            start_date: string;
+                            start_local: string | null;
+                            time_off_id: string;
+                        };
+                        request_id: string;
+                        saved: boolean;
+                        stranded: {
+                            appointment_id: string;
+                            provider_location_id: string;
+                            /** @description With the location offset */
+                            start_time: string;
+                            status: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removePracticeTimeOff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                time_off_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "time_off_id": "to_5b2e0c9a41d7"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            time_off_id: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -140,6 +140,16 @@ export async function addTimeOff(
   });
 }
 
+/** The errors of a time-off listing's `from` and `to` past their schema: real dates (also for raw, unvalidated input). */
+export function timeOffQueryErrors(q: { from?: unknown; to?: unknown }): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const f of ['from', 'to'] as const) {
+    const v = q[f];
+    if (v !== undefined && (typeof v !== 'string' || !isLocalDate(v))) errors.push({ field: f, message: 'must be a date YYYY-MM-DD' });
+  }
+  return errors;
+}
+
 /**
  * The caller's practice's time off overlapping local dates `[from, to]` (either bound optional), of one
  * provider when `providerId` is given (`not_found` when not the practice's), by start date; at most `limit`.
@@ -149,9 +159,7 @@ export async function listTimeOff(
   caller: PracticeCaller,
   q: { providerId?: string | undefined; from?: string | undefined; to?: string | undefined; limit?: number },
 ): Promise<TimeOff[]> {
-  const errors: FieldError[] = [];
-  if (q.from !== undefined && !isLocalDate(q.from)) errors.push({ field: 'from', message: 'must be a date YYYY-MM-DD' });
-  if (q.to !== undefined && !isLocalDate(q.to)) errors.push({ field: 'to', message: 'must be a date YYYY-MM-DD' });
+  const errors = timeOffQueryErrors(q);
   if (errors.length) throw invalidFields(errors);
   if (q.providerId !== undefined) await practiceProvider(db, caller, q.providerId);
   const providerId = caller.role === 'provider' ? (caller.providerId ?? '') : q.providerId;
@@ -163,8 +171,16 @@ export async function listTimeOff(
   return rows.map(timeOffOf);
 }
 
-/** Removes time off of the caller's practice (`not_found` otherwise); frees its time at once. Never strands anything. */
-export async function removeTimeOff(db: Kysely<Database>, caller: PracticeCaller, id: string, opts: { now?: Date } = {}): Promise<void> {
+/**
+ * Removes time off of the caller's practice (`not_found` otherwise); frees its time at once. Never
+ * strands anything. Returns whose time off it was (for the change's log line).
+ */
+export async function removeTimeOff(
+  db: Kysely<Database>,
+  caller: PracticeCaller,
+  id: string,
+  opts: { now?: Date } = {},
+): Promise<{ provider_id: string; provider_location_id: string | null }> {
   const row = await db.selectFrom('time_off').select(['provider_id', 'provider_location_id']).where('env', '=', caller.env)
     .where('practice_id', '=', caller.practiceId).where('id', '=', id).executeTakeFirst();
   if (!row || (caller.role === 'provider' && caller.providerId !== row.provider_id)) throw notFound(`time off ${id} not found`, 'time_off_id');
@@ -173,4 +189,5 @@ export async function removeTimeOff(db: Kysely<Database>, caller: PracticeCaller
     (await trx.deleteFrom('time_off').where('env', '=', caller.env).where('practice_id', '=', caller.practiceId).where('id', '=', id).executeTakeFirst()).numDeletedRows,
   );
   if (result === 0n) throw notFound(`time off ${id} not found`, 'time_off_id');
+  return { provider_id: row.provider_id, provider_location_id: row.provider_location_id };
 }

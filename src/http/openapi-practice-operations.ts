@@ -1,0 +1,49 @@
+/**
+ * The Practice API's operations (`/practice/v1`, docs/decisions/0014-practice-workspace.md) for the
+ * OpenAPI document: a stable `operationId` and a description of each, merged into `OPERATIONS`
+ * (src/http/openapi-operations.ts). Schedules: docs/scheduling.md, "Practice schedules".
+ */
+
+/** The Practice API's operation ids and descriptions, keyed by `METHOD path`. */
+export const PRACTICE_OPERATIONS: Record<string, { operationId: string; description: string }> = {
+  'GET /practice/v1/me': {
+    operationId: 'getPracticeMe',
+    description: 'The signed-in staff member (or provider user): their role and scopes (the token\'s, capped by the role), their practice, and the practice\'s providers with their provider-locations, time zones and confirmation types (a provider user: their own provider only). Needs `practice.read`.',
+  },
+  'GET /practice/v1/staff': {
+    operationId: 'listPracticeStaff',
+    description: 'Every staff login of the caller\'s practice with its role, oldest first. Needs `practice.admin` (practice admins only).',
+  },
+  'POST /practice/v1/staff': {
+    operationId: 'invitePracticeStaff',
+    description: 'Invites a staff member or another admin of the caller\'s practice: a one-time link, answered once (stored only as a hash), that lets its holder set a password within 7 days and then sign in to the workspace. 400 when the address already has an account. Needs `practice.admin`.',
+  },
+  'DELETE /practice/v1/staff/{user_id}': {
+    operationId: 'removePracticeStaff',
+    description: 'Removes a member of the caller\'s practice: their sign-in sessions end and their tokens stop working at once. 404 for anyone who is not a member of this practice (another practice\'s staff included); 409 for the practice\'s last admin. Needs `practice.admin`.',
+  },
+  'GET /practice/v1/provider_locations/{provider_location_id}/schedule': {
+    operationId: 'getPracticeSchedule',
+    description: 'One provider-location of the caller\'s practice as its schedule stands: weekly hours, time off from today on (the provider\'s and this location\'s), confirmation type, required booking fields, whose booking requests it takes, its insurance plans and the visit reasons with their lengths for new and existing patients. A provider user reads only their own provider\'s; any other provider-location is 404. Needs `practice.read`.',
+  },
+  'PUT /practice/v1/provider_locations/{provider_location_id}/weekly_hours': {
+    operationId: 'replacePracticeWeeklyHours',
+    description: 'Replaces all weekly blocks of a provider-location of the caller\'s practice (an empty list closes it every week); each block is checked by the rules of a directory import, every bad field named in one 400. A change that would leave live appointments outside open time is refused with 409 listing each (`stranded[i]`) unless `allow_stranded` is true; `dry_run: true` answers that list and saves nothing. A later directory import of the provider-location replaces these hours again. Needs `practice.write`.',
+  },
+  'PATCH /practice/v1/provider_locations/{provider_location_id}/settings': {
+    operationId: 'updatePracticeSettings',
+    description: 'Changes the booking settings of a provider-location of the caller\'s practice: confirmation type, required booking fields, accepted kinds of booking request and insurance plans; fields left out stay as they are. Unknown plans are named one by one (400); a practice that keeps its plan list at practice level answers 409 for plans. The next booking sees the change. Answers the schedule. Needs `practice.write`.',
+  },
+  'GET /practice/v1/time_off': {
+    operationId: 'listPracticeTimeOff',
+    description: 'The caller\'s practice\'s time off overlapping the local dates `from`…`to` (either may be left out), of one provider when `provider_id` is given (404 for a provider not of this practice), ordered by start date, at most 1,000 entries. A provider user sees only their own. Needs `practice.read`.',
+  },
+  'POST /practice/v1/time_off': {
+    operationId: 'addPracticeTimeOff',
+    description: 'Closes a provider of the caller\'s practice at every location, or at one provider-location, for a range of local dates: whole days, or from a local time on the first date to a local time on the last. `/v1` availability stops offering the time at once. Live appointments inside it refuse the change with 409 listing each unless `allow_stranded` is true; `dry_run: true` answers the list and saves nothing. Needs `practice.write`.',
+  },
+  'DELETE /practice/v1/time_off/{time_off_id}': {
+    operationId: 'removePracticeTimeOff',
+    description: 'Removes time off of the caller\'s practice; its time is offered again by `/v1` availability at once. 404 for time off of another practice (or another provider, for a provider user). Needs `practice.write`.',
+  },
+};
