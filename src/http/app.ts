@@ -64,6 +64,8 @@ export interface AppDeps {
   jobs?: JobHandles;
   /** Outcomes forced on bookings and reschedules; by default the sandbox fixtures' (src/domain/sandbox/booking-outcomes.ts). */
   bookingOutcomes?: BookingOutcomePolicy;
+  /** How often a practice's live events stream reads the outbox (ms); default 500 (docs/decisions/0014-practice-workspace.md, "Live calendar"). */
+  practiceEventPollMs?: number;
 }
 
 /** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
@@ -198,6 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes,
     appointmentChanges,
+    ...(deps.practiceEventPollMs ? { eventPollMs: deps.practiceEventPollMs } : {}),
     practiceGuard: makePracticeGuard(createPracticeTokenVerifier({ config, db, reader }), limiter),
   });
   await app.register(invitationPageRoutes, { config, db });

@@ -73,7 +73,7 @@ export const practiceRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps & { pra
   await app.register(practiceStaffRoutes, deps);
 
   // ---- Practice API sub-areas: register them here, each with `deps` (the same object as above). ----
-  await app.register(practiceAppointmentRoutes, { ...deps, ...(opts.appointmentChanges ? { appointmentChanges: opts.appointmentChanges } : {}) });
+  await app.register(practiceAppointmentRoutes, { ...deps, ...(opts.appointmentChanges && { appointmentChanges: opts.appointmentChanges }), ...(opts.eventPollMs && { eventPollMs: opts.eventPollMs }) });
   // e.g. await app.register(practiceAppointmentRoutes, deps);
   //      await app.register(practiceScheduleRoutes, deps);
   // ---- end of sub-areas ----

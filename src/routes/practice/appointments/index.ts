@@ -25,11 +25,6 @@ import { practiceSecurity } from '../index.js';
 import { closeStreamsOnClose, EventStreams } from './events.js';
 import { AppointmentParams, CalendarQuery, CalendarResponse, CancelBody, DetailResponse, ListItem, ListQuery, MoveBody, MoveResponse } from './schemas.js';
 
-export interface PracticeAppointmentDeps extends PracticeRouteDeps {
-  /** How often an events stream reads the outbox (ms); default 500. */
-  eventPollMs?: number;
-}
-
 const tags = ['practice'];
 
 /** The `onRequest` hook of a route needing `scope`: runs after the scope's practice guard, before the body is read. */
@@ -37,7 +32,7 @@ const needs = (scope: PracticeScope) => async (req: FastifyRequest) => requirePr
 /** A route's guard hook and its OpenAPI security requirement, for `scope`. */
 const scoped = (scope: PracticeScope) => ({ onRequest: needs(scope), security: practiceSecurity(scope) });
 
-export const practiceAppointmentRoutes: FastifyPluginAsyncTypebox<PracticeAppointmentDeps> = async (app, { config, db, appointmentChanges, eventPollMs }) => {
+export const practiceAppointmentRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps> = async (app, { config, db, appointmentChanges, eventPollMs }) => {
   const clock = new LocalClock();
   const streams = new EventStreams();
   closeStreamsOnClose(app, streams);
