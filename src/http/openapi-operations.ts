@@ -113,7 +113,7 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
   },
   'POST /practice/v1/appointments/{appointment_id}/arrived': {
     operationId: 'markPracticeAppointmentArrived',
-    description: 'Records that the patient has come in; the status stays as it is and the booking developer receives the signed webhook. Needs `practice.write`.',
+    description: 'Records that the patient has come in, whatever the status (which stays as it is); the booking developer receives the signed webhook. Needs `practice.write`.',
   },
   'POST /practice/v1/appointments/{appointment_id}/no_show': {
     operationId: 'markPracticeAppointmentNoShow',

@@ -111,7 +111,7 @@ export const practiceAppointmentRoutes: FastifyPluginAsyncTypebox<PracticeRouteD
   const simple = [
     ['confirm', 'Confirm a booking waiting for the provider', 'A manual-confirmation booking in pending_booking becomes confirmed; the booking developer gets the webhook.', (id: string, s: StaffPrincipal, r: string) => staffConfirm(db, s, id, { requestId: r })],
     ['decline', 'Decline a booking the provider cannot take', 'pending_booking becomes booking_failed and the time is released; the booking developer gets the webhook.', (id: string, s: StaffPrincipal, r: string) => staffDecline(db, s, id, { requestId: r })],
-    ['arrived', 'Record that the patient arrived', 'The status does not change; the booking developer gets the webhook.', (id: string, s: StaffPrincipal, r: string) => staffMarkStatus(db, s, id, 'arrived', { requestId: r })],
+    ['arrived', 'Record that the patient arrived', 'Allowed in any status, which it does not change; the booking developer gets the webhook.', (id: string, s: StaffPrincipal, r: string) => staffMarkStatus(db, s, id, 'arrived', { requestId: r })],
     ['no_show', 'Record that the patient did not come', 'Only from the start time until two days after it; the booking developer gets the webhook.', (id: string, s: StaffPrincipal, r: string) => staffMarkStatus(db, s, id, 'no_show', { requestId: r })],
   ] as const;
   for (const [name, summary, description, run] of simple) {
@@ -119,7 +119,7 @@ export const practiceAppointmentRoutes: FastifyPluginAsyncTypebox<PracticeRouteD
       `/appointments/:appointment_id/${name}`,
       {
         onRequest: write.onRequest,
-        schema: { tags, summary, security: write.security, description, params: AppointmentParams, response: { 200: MoveResponse, ...errorResponses(404, 409) } },
+        schema: { tags, summary, security: write.security, description, params: AppointmentParams, response: { 200: MoveResponse, ...(name === 'arrived' ? errorResponses(404) : errorResponses(404, 409)) } },
       },
       async (req) => moved(await run(req.params.appointment_id, staffOf(req), String(req.id)), String(req.id)),
     );
