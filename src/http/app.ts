@@ -3,6 +3,7 @@
  * dependencies come in through `AppDeps`; nothing here is a module-level singleton.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ChangeSignal } from '../lib/change-signal.js';
 import { loggableError } from '../lib/loggable-error.js';
 import { RequestLogBuffer } from '../domain/request-log/buffer.js';
 import { installRequestLog } from './request-log.js';
@@ -63,6 +64,8 @@ export interface AppDeps {
   jobs?: JobHandles;
   /** Outcomes forced on bookings and reschedules; by default the sandbox fixtures' (src/domain/sandbox/booking-outcomes.ts). */
   bookingOutcomes?: BookingOutcomePolicy;
+  /** How often a practice's live events stream reads the outbox (ms); default 500 (docs/decisions/0014-practice-workspace.md, "Live calendar"). */
+  practiceEventPollMs?: number;
 }
 
 /** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
@@ -182,7 +185,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // One-pass validation and Idempotency-Key first, so every route registered after them gets them.
   installOnePassValidation(app);
   installIdempotency(app, db);
-  await app.register(appointmentRoutes, { config, db, outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes });
+  // Appointment writes of `/v1` and of the Practice API wake the practice's live event streams (decision 0014, "Live calendar").
+  const appointmentChanges = new ChangeSignal();
+  await app.register(appointmentRoutes, { config, db, outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes, onAppointmentChange: () => appointmentChanges.notify() });
   await app.register(availabilityRoutes, { config, db });
   await app.register(calendarRoutes, { config, db });
 
@@ -194,6 +199,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config,
     db,
     outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes,
+    appointmentChanges,
+    ...(deps.practiceEventPollMs ? { eventPollMs: deps.practiceEventPollMs } : {}),
     practiceGuard: makePracticeGuard(createPracticeTokenVerifier({ config, db, reader }), limiter),
   });
   await app.register(invitationPageRoutes, { config, db });

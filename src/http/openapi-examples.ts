@@ -69,6 +69,63 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   'POST /admin/v1/directory/import': { summary: 'Import a directory document (JSON or NDJSON)' },
   'POST /admin/v1/directory/seed': { summary: 'Generate a realistic directory' },
   'POST /admin/v1/appointments/{appointment_id}/transition': { request: { to: 'cancelled', cancellation_reason_type: 'provider_not_available' } },
+  'GET /practice/v1/calendar': {
+    response: {
+      request_id: 'req_3f9a1c',
+      data: {
+        provider_id: PROVIDER_ID,
+        from: '2026-12-07',
+        to: '2026-12-07',
+        provider_locations: [{
+          provider_location_id: PL_ID,
+          location_id: LOCATION_ID,
+          time_zone: 'America/Chicago',
+          active: true,
+          days: [{
+            date: '2026-12-07',
+            appointments: [{
+              appointment_id: APPOINTMENT_ID, appointment_status: 'confirmed', confirmation_type: 'manual',
+              start_time: '2026-12-07T09:00:00-06:00', end_time: '2026-12-07T09:30:00-06:00',
+              start_time_utc: '2026-12-07T15:00:00Z', end_time_utc: '2026-12-07T15:30:00Z', arrived: false,
+              visit_reason: { id: VISIT_REASON_ID, name: 'Psychiatric evaluation' }, patient: { first_name: 'Ada', last_name: 'Lovelace' }, booked_by: 'Booking app',
+            }],
+            open_slots: [{ start_time: START_TIME, start_time_utc: '2026-12-07T15:30:00Z', end_time_utc: '2026-12-07T16:00:00Z', visit_reason_id: VISIT_REASON_ID, patient_types: ['new', 'existing'] }],
+          }],
+        }],
+      },
+    },
+  },
+  'GET /practice/v1/appointments/{appointment_id}': {
+    response: {
+      request_id: 'req_3f9a1c',
+      data: {
+        appointment_id: APPOINTMENT_ID, appointment_status: 'confirmed', confirmation_type: 'manual', visit_type: 'in_person',
+        provider_id: PROVIDER_ID, provider_location_id: PL_ID, location_id: LOCATION_ID, time_zone: 'America/Chicago',
+        start_time: START_TIME, end_time: '2026-12-07T10:00:00-06:00', start_time_utc: '2026-12-07T15:30:00Z', end_time_utc: '2026-12-07T16:00:00Z',
+        patient_type: 'new', arrived: false, notes: 'Follow-up on knee pain',
+        created_time_utc: '2026-11-22T06:46:40Z', last_modified_time_utc: '2026-11-22T07:02:13Z',
+        visit_reason: { id: VISIT_REASON_ID, name: 'Psychiatric evaluation' },
+        booked_by: { developer_id: 'dv_5c1e0a', name: 'Booking app' },
+        patient: { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1990-05-17', sex_at_birth: 'female', phone_number: '2125550123', email_address: 'ada@example.org' },
+        history: [{ at: '2026-11-22T06:46:40Z', action: 'create', actor_kind: 'client' }, { at: '2026-11-22T07:02:13Z', action: 'staff:confirmed', actor_kind: 'staff' }],
+      },
+    },
+  },
+  'POST /practice/v1/appointments/{appointment_id}/confirm': { response: { request_id: 'req_3f9a1c', data: { appointment_id: APPOINTMENT_ID, appointment_status: 'confirmed' } } },
+  'POST /practice/v1/appointments/{appointment_id}/decline': { response: { request_id: 'req_3f9a1c', data: { appointment_id: APPOINTMENT_ID, appointment_status: 'booking_failed' } } },
+  'POST /practice/v1/appointments/{appointment_id}/cancel': {
+    request: { cancellation_reason_type: 'provider_not_available' },
+    response: { request_id: 'req_3f9a1c', data: { appointment_id: APPOINTMENT_ID, appointment_status: 'cancelled' } },
+  },
+  'POST /practice/v1/appointments/{appointment_id}/move': {
+    request: { start_time: '2026-12-09T13:30:00-06:00' },
+    response: { request_id: 'req_3f9a1c', data: { appointment_id: APPOINTMENT_ID, appointment_status: 'rescheduled' } },
+  },
+  'POST /practice/v1/appointments/{appointment_id}/arrived': { response: { request_id: 'req_3f9a1c', data: { appointment_id: APPOINTMENT_ID, appointment_status: 'confirmed' } } },
+  'POST /practice/v1/appointments/{appointment_id}/no_show': { response: { request_id: 'req_3f9a1c', data: { appointment_id: APPOINTMENT_ID, appointment_status: 'no_show' } } },
+  'GET /practice/v1/events': {
+    response: ': stream open\n\nid: 1795330000512000_4c0e7d9a-2f61-4b3e-9a57-1d2c3b4a5f60\nevent: updated\ndata: {"appointment_id":"7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c","update_type":"updated","changed_attributes":[{"attribute_path":"appointment.status"}],"occurred_at":"2026-11-22T07:02:13.512Z"}\n\n',
+  },
   'GET /auth/authorize': { response: '<!doctype html><html lang="en"><title>Sign in – Carebook</title>…</html>' },
   'POST /v1/appointments': {
     request: {

@@ -10,6 +10,7 @@ import { practiceOverview } from '../../domain/practices/overview.js';
 import { requirePracticeScope } from '../../domain/practices/staff-principal.js';
 import { staffOf } from '../../http/practice-request.js';
 import { errorResponses } from '../v1/common-schemas.js';
+import { practiceAppointmentRoutes } from './appointments/index.js';
 import type { PracticeRouteDeps } from './deps.js';
 import { practiceScheduleRoutes } from './schedule/index.js';
 import { practiceStaffRoutes } from './staff.js';
@@ -72,8 +73,7 @@ export const practiceRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps & { pra
 
   await app.register(practiceStaffRoutes, deps);
 
-  // ---- Practice API sub-areas: register them here, each with `deps` (the same object as above). ----
-  // e.g. await app.register(practiceAppointmentRoutes, deps);
+  // The sub-areas, each with `deps` (the same object as above); appointments also take the live-event options.
+  await app.register(practiceAppointmentRoutes, { ...deps, ...(opts.appointmentChanges && { appointmentChanges: opts.appointmentChanges }), ...(opts.eventPollMs && { eventPollMs: opts.eventPollMs }) });
   await app.register(practiceScheduleRoutes, deps);
-  // ---- end of sub-areas ----
 };

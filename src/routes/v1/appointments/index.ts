@@ -38,6 +38,12 @@ export interface AppointmentRouteDeps {
   db: Db;
   /** Outcomes forced on bookings and reschedules (the sandbox fixtures'); none when absent. */
   outcomes?: BookingOutcomePolicy;
+  /**
+   * Called once a write of this area (book, confirm, cancel, reschedule, update status) has been
+   * answered with success, so this process's readers of the outbox (the practice's live events,
+   * docs/decisions/0014-practice-workspace.md, "Live calendar") look at once.
+   */
+  onAppointmentChange?: () => void;
 }
 
 const tags = ['appointments'];
@@ -50,7 +56,7 @@ function timestamp(field: string, value: string | undefined): Date | undefined {
   return d.toJSDate();
 }
 
-export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> = async (app, { config, db, outcomes }) => {
+export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> = async (app, { config, db, outcomes, onAppointmentChange }) => {
   const read = app.guard({ scope: 'external.appointment.read' });
   const write = app.guard({ scope: 'external.appointment.write' });
   const base = config.publicBaseUrl;
@@ -65,6 +71,13 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
   const statementTexts = new Map<string, string>();
   // Booking contexts kept between bookings, checked by version in the booking's write (migration 0010).
   const contexts = new BookingContextCache();
+  // After the answer, so after the commit: a successful write of this area wakes the change's readers.
+  if (onAppointmentChange) {
+    app.addHook('onResponse', (req, reply, done) => {
+      if (req.method !== 'GET' && reply.statusCode < 300) onAppointmentChange();
+      done();
+    });
+  }
 
   app.post(
     '/v1/appointments',
