@@ -83,6 +83,46 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
     operationId: 'removePracticeStaff',
     description: 'Removes a member of the caller\'s practice: their sign-in sessions end and their tokens stop working at once. 404 for anyone who is not a member of this practice (another practice\'s staff included); 409 for the practice\'s last admin. Needs `practice.admin`.',
   },
+  'GET /console/v1/me': {
+    operationId: 'getConsoleAccount',
+    description: 'The signed-in console account: its e-mail address, the developer accounts it owns (sandbox and, once granted, production) and where its production access stands (`none`, `pending`, `granted`, `refused`).',
+  },
+  'GET /console/v1/apps': {
+    operationId: 'listConsoleApps',
+    description: 'Every app of the developer accounts the caller owns, oldest first, each with its machine credential and user client (kind, client id, scopes, redirect URIs, rotation and revocation times). Never a secret.',
+  },
+  'POST /console/v1/apps': {
+    operationId: 'createConsoleApp',
+    description: 'Creates an app for one of the caller\'s developer accounts (`developer_id`, or the only one): a machine credential with every client-credentials scope and a user client with the given redirect URIs (checked as at the operator\'s `developer create`: https except loopback in production). The machine secret is in this answer only. 400 names every bad field.',
+  },
+  'GET /console/v1/apps/{app_id}': {
+    operationId: 'getConsoleApp',
+    description: 'One app and its clients. A machine secret nobody has seen yet (the one made at sign-up, or by the operator\'s production grant) is replaced now and shown in this answer only; every later read shows none. 404 for an app that is not the caller\'s.',
+  },
+  'PUT /console/v1/apps/{app_id}/redirect_uris': {
+    operationId: 'setConsoleAppRedirectUris',
+    description: 'Replaces the user client\'s redirect URIs (checked as at creation; an empty list stops its sign-ins). Sign-ins already started with a removed URI get the sign-in error page. 404 for an app that is not the caller\'s.',
+  },
+  'POST /console/v1/apps/{app_id}/credentials/{client_id}/rotate': {
+    operationId: 'rotateConsoleAppSecret',
+    description: 'Gives the app\'s machine credential a new secret, shown in this answer only. With `grace_period_seconds` (at most 86,400) the old secret keeps working until then, so running services can switch over; with 0 it stops at once. Tokens already issued run to their expiry. 409 for a user client or a revoked one; 404 for a client that is not the caller\'s.',
+  },
+  'DELETE /console/v1/apps/{app_id}/credentials/{client_id}': {
+    operationId: 'revokeConsoleAppClient',
+    description: 'Revokes one of the app\'s clients: it gets no more tokens (token endpoint, sign-in page, anonymous tokens), and its users\' tokens and refresh tokens stop at once; machine access tokens already issued run to their expiry (at most 60 minutes). Revoking again changes nothing. 404 for a client that is not the caller\'s.',
+  },
+  'POST /console/v1/production-request': {
+    operationId: 'requestProductionAccess',
+    description: 'Asks the operator for production access, with the company and the intended use. 409 when the account has no sandbox developer, already has a request pending, or already has production access.',
+  },
+  'GET /admin/v1/production-requests': {
+    operationId: 'listProductionRequests',
+    description: 'The console accounts\' production requests, oldest first, optionally of one `status`.',
+  },
+  'POST /admin/v1/production-requests/{request_id}/grant': {
+    operationId: 'grantProductionRequest',
+    description: 'Grants a pending production request: creates the production developer (named after the company) owned by the requesting account, with one app whose machine secret the account sees once in the console (the operator never sees it). 404 for an unknown request; 409 for one already decided.',
+  },
   'POST /admin/v1/practices/{practice_id}/admins': {
     operationId: 'adminCreatePracticeAdmin',
     description: 'Creates an admin of a practice of the directory. With `password` the admin can sign in to the practice workspace at once; without, the answer carries a one-time `invitation_url` (7 days, shown once) whose page sets the password. 404 for a practice not in the directory; 400 for an e-mail address that already has an account.',
@@ -199,6 +239,7 @@ export const TAGS = [
   { name: 'webhooks', description: 'Signed notifications of appointment changes; a mock delivery in the sandbox.' },
   { name: 'facilities (beta)', description: 'Clinics and hospitals of your directory. Beta: may change.' },
   { name: 'practice', description: 'The Practice API: a practice\'s staff run its calendars, appointments, schedules and staff (a token of the practice workspace client).' },
+  { name: 'console', description: 'The Console API: a developer\'s own account, apps, credentials and production access (a token of the developer console client).' },
   { name: 'admin', description: 'The operator\'s API (an `ADMIN_TOKEN` bearer): developers, users, directory, webhooks, limits, provider-side moves.' },
 ];
 

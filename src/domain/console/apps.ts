@@ -66,7 +66,8 @@ export function clientView(c: ClientRow, secret?: string): ClientView {
   };
 }
 
-const CLIENT_COLUMNS = ['client_id', 'kind', 'scopes', 'redirect_uris', 'created_at', 'secret_rotated_at', 'previous_secret_expires_at', 'revoked_at', 'app_id'] as const;
+/** The columns a {@link clientView} is made of. */
+export const CLIENT_COLUMNS = ['client_id', 'kind', 'scopes', 'redirect_uris', 'created_at', 'secret_rotated_at', 'previous_secret_expires_at', 'revoked_at', 'app_id'] as const;
 
 /** The account's app `appId`, or `not_found` (also for another account's app). */
 export async function ownedApp(db: Db, user: ConsoleUser, appId: string): Promise<{ id: string; name: string; developer_id: string; env: Env; created_at: Date }> {

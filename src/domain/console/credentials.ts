@@ -10,7 +10,7 @@ import { secretToken } from '../../lib/ids.js';
 import { hashToken } from '../../lib/secrets.js';
 import { conflict, notFound } from '../errors.js';
 import type { ConsoleUser } from './accounts.js';
-import { clientView, ownedApp, type ClientView } from './apps.js';
+import { CLIENT_COLUMNS, clientView, ownedApp, type ClientView } from './apps.js';
 
 /** The longest overlap a rotation may keep the old secret working for (24 hours). */
 export const MAX_GRACE_PERIOD_SECONDS = 86_400;
@@ -45,7 +45,7 @@ export async function rotateAppSecret(db: Db, user: ConsoleUser, appId: string, 
     })
     .where('client_id', '=', client.client_id)
     .where('revoked_at', 'is', null)
-    .returning(['client_id', 'kind', 'scopes', 'redirect_uris', 'created_at', 'secret_rotated_at', 'previous_secret_expires_at', 'revoked_at', 'app_id'])
+    .returning([...CLIENT_COLUMNS])
     .executeTakeFirst();
   if (!row) throw conflict('the client is revoked', 'client_id');
   return clientView(row, secret);
@@ -55,13 +55,15 @@ export async function rotateAppSecret(db: Db, user: ConsoleUser, appId: string, 
  * Revokes one of the app's clients: it gets no more tokens (the token endpoint, the sign-in page and
  * anonymous tokens refuse it), and its token families are revoked, so its users' tokens and refresh
  * tokens stop at once. Machine access tokens already issued run to their expiry (at most 60 minutes).
- * Revoking a revoked client changes nothing.
+ * Revoking a revoked client changes nothing. Answers the client as it is now.
  */
-export async function revokeAppClient(db: Db, user: ConsoleUser, appId: string, clientId: string): Promise<void> {
+export async function revokeAppClient(db: Db, user: ConsoleUser, appId: string, clientId: string): Promise<ClientView> {
   const client = await ownedClient(db, user, appId, clientId);
   await db.transaction().execute(async (trx) => {
     const now = new Date();
     await trx.updateTable('oauth_clients').set({ revoked_at: now, previous_secret_hash: null, previous_secret_expires_at: null }).where('client_id', '=', client.client_id).where('revoked_at', 'is', null).execute();
     await trx.updateTable('token_families').set({ revoked_at: now }).where('client_id', '=', client.client_id).where('revoked_at', 'is', null).execute();
   });
+  const row = await db.selectFrom('oauth_clients').select([...CLIENT_COLUMNS]).where('client_id', '=', client.client_id).executeTakeFirstOrThrow();
+  return clientView(row);
 }
