@@ -19,7 +19,11 @@ import { authServer } from '../auth/index.js';
 import { keyEncryptionOf } from '../auth/key-encryption.js';
 import { KeyStore } from '../auth/signing-keys.js';
 import { authServerIsLocal, createAccessTokenReader, createTokenVerifier } from '../auth/token-verifier.js';
+import { createConsoleTokenVerifier } from '../auth/console-token.js';
 import { createPracticeTokenVerifier } from '../auth/practice-token.js';
+import { ensureConsoleClient } from '../domain/console/console-client.js';
+import { consoleRoutes } from '../routes/console/index.js';
+import { makeConsoleGuard } from './console-guard.js';
 import { ensureWorkspaceClient } from '../domain/practices/workspace-client.js';
 import { practiceRoutes } from '../routes/practice/index.js';
 import { invitationPageRoutes } from '../routes/practice/invitation-page.js';
@@ -204,6 +208,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     practiceGuard: makePracticeGuard(createPracticeTokenVerifier({ config, db, reader }), limiter),
   });
   await app.register(invitationPageRoutes, { config, db });
+
+  // The Console API (issue #19, docs/decisions/0015-developer-console.md): its own guard and the
+  // developer console's first-party client, created or refreshed here like the workspace's.
+  await ensureConsoleClient(db, config.appEnv, config.publicBaseUrl);
+  await app.register(consoleRoutes, {
+    prefix: '/console/v1',
+    config,
+    db,
+    consoleGuard: makeConsoleGuard(createConsoleTokenVerifier({ config, db, reader }), limiter),
+  });
 
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', config: { ...config, adminToken: config.adminToken }, db });

@@ -4,6 +4,7 @@
  * list, and the statuses every operation can answer (docs/api/errors.md, "Statuses"), added where
  * a route schema does not list them. `npm run lint:openapi` (Redocly, Spectral) keeps it complete.
  */
+import { CONSOLE_OPERATIONS } from './openapi-console-operations.js';
 import { PRACTICE_OPERATIONS } from './openapi-practice-operations.js';
 
 /** The operation's id and description, keyed by `METHOD path`. */
@@ -69,6 +70,15 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
     description: 'Replaces every timeslot of a provider on one local date (an empty list or body erases them). Local times are in the slot\'s IANA zone; a time that does not exist there (a daylight-saving gap) is refused. Slots at locations the caller may not manage are skipped and reported.',
   },
   ...PRACTICE_OPERATIONS,
+  ...CONSOLE_OPERATIONS,
+  'GET /admin/v1/production-requests': {
+    operationId: 'listProductionRequests',
+    description: 'The console accounts\' production requests, oldest first, optionally of one `status`.',
+  },
+  'POST /admin/v1/production-requests/{request_id}/grant': {
+    operationId: 'grantProductionRequest',
+    description: 'Grants a pending production request: creates the production developer (named after the company) owned by the requesting account, with one app whose machine secret the account sees once in the console (the operator never sees it). 404 for an unknown request; 409 for one already decided.',
+  },
   'POST /admin/v1/practices/{practice_id}/admins': {
     operationId: 'adminCreatePracticeAdmin',
     description: 'Creates an admin of a practice of the directory. With `password` the admin can sign in to the practice workspace at once; without, the answer carries a one-time `invitation_url` (7 days, shown once) whose page sets the password. 404 for a practice not in the directory; 400 for an e-mail address that already has an account.',
@@ -185,6 +195,7 @@ export const TAGS = [
   { name: 'webhooks', description: 'Signed notifications of appointment changes; a mock delivery in the sandbox.' },
   { name: 'facilities (beta)', description: 'Clinics and hospitals of your directory. Beta: may change.' },
   { name: 'practice', description: 'The Practice API: a practice\'s staff run its calendars, appointments, schedules and staff (a token of the practice workspace client).' },
+  { name: 'console', description: 'The Console API: a developer\'s own account, apps, credentials and production access (a token of the developer console client).' },
   { name: 'admin', description: 'The operator\'s API (an `ADMIN_TOKEN` bearer): developers, users, directory, webhooks, limits, provider-side moves.' },
 ];
 
