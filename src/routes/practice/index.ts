@@ -12,13 +12,13 @@ import { staffOf } from '../../http/practice-request.js';
 import { errorResponses } from '../v1/common-schemas.js';
 import { practiceAppointmentRoutes } from './appointments/index.js';
 import type { PracticeRouteDeps } from './deps.js';
+import { practiceSecurity } from './security.js';
 import { practiceScheduleRoutes } from './schedule/index.js';
 import { practiceStaffRoutes } from './staff.js';
 
 export type { PracticeRouteDeps };
 
-/** The security requirement of a Practice API route needing `scope`. */
-export const practiceSecurity = (scope: string) => [{ PracticeWorkspaceFlow: [scope] }];
+export { practiceSecurity };
 
 const ProviderLocation = Type.Object({
   provider_location_id: Type.String(),

@@ -81,6 +81,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/v1/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your apps
+         * @description Every app of the developer accounts the caller owns, oldest first, each with its machine credential and user client (kind, client id, scopes, redirect URIs, rotation and revocation times). Never a secret.
+         */
+        get: operations["listConsoleApps"];
+        put?: never;
+        /**
+         * Create an app
+         * @description Creates an app for one of the caller's developer accounts (`developer_id`, or the only one): a machine credential with every client-credentials scope and a user client with the given redirect URIs (checked as at the operator's `developer create`: https except loopback in production). The machine secret is in this answer only. 400 names every bad field.
+         */
+        post: operations["createConsoleApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/apps/{app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an app and its clients
+         * @description One app and its clients. A machine secret nobody has seen yet (the one made at sign-up, or by the operator's production grant) is replaced now and shown in this answer only; every later read shows none. 404 for an app that is not the caller's.
+         */
+        get: operations["getConsoleApp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/apps/{app_id}/credentials/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a client
+         * @description Revokes one of the app's clients: it gets no more tokens (token endpoint, sign-in page, anonymous tokens), and its users' tokens and refresh tokens stop at once; machine access tokens already issued run to their expiry (at most 60 minutes). Revoking again changes nothing. 404 for a client that is not the caller's.
+         */
+        delete: operations["revokeConsoleAppClient"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/apps/{app_id}/credentials/{client_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a machine secret, with an optional overlap
+         * @description Gives the app's machine credential a new secret, shown in this answer only. With `grace_period_seconds` (at most 86,400) the old secret keeps working until then, so running services can switch over; with 0 it stops at once. Tokens already issued run to their expiry. 409 for a user client or a revoked one; 404 for a client that is not the caller's.
+         */
+        post: operations["rotateConsoleAppSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/apps/{app_id}/redirect_uris": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace the user client's redirect URIs
+         * @description Replaces the user client's redirect URIs (checked as at creation; an empty list stops its sign-ins). Sign-ins already started with a removed URI get the sign-in error page. 404 for an app that is not the caller's.
+         */
+        put: operations["setConsoleAppRedirectUris"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in: the account, its developers, its production access
+         * @description The signed-in console account: its e-mail address, the developer accounts it owns (sandbox and, once granted, production) and where its production access stands (`none`, `pending`, `granted`, `refused`).
+         */
+        get: operations["getConsoleAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/production-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for production access
+         * @description Asks the operator for production access, with the company and the intended use. 409 when the account has no sandbox developer, already has a request pending, or already has production access.
+         */
+        post: operations["requestProductionAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/practice/v1/appointments": {
         parameters: {
             query?: never;
@@ -1059,6 +1203,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The token lacks the scope the operation needs, or may not act on this resource. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The request's headers (with the URL) exceed 16 KB; answered without a body and the connection closed. */
         HeadersTooLarge: {
             headers: {
@@ -1091,6 +1244,15 @@ export interface components {
             headers: {
                 /** @description Seconds to wait */
                 "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description No token, or one that is invalid, expired or revoked; `WWW-Authenticate` says which. */
+        Unauthorized: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1333,6 +1495,1035 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listConsoleApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "app_id": "string",
+                     *           "name": "Family medicine",
+                     *           "developer_id": "string",
+                     *           "env": "sandbox",
+                     *           "created_at": "2026-12-01T09:30:00-05:00",
+                     *           "clients": [
+                     *             {
+                     *               "kind": "machine",
+                     *               "client_id": "<CLIENT_ID>",
+                     *               "scopes": [
+                     *                 "string"
+                     *               ],
+                     *               "redirect_uris": [
+                     *                 "string"
+                     *               ],
+                     *               "created_at": "2026-12-01T09:30:00-05:00",
+                     *               "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *               "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *               "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *               "client_secret": "<CLIENT_SECRET>"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            app_id: string;
+                            clients: {
+                                client_id: string;
+                                /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                                client_secret?: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                                kind: "machine" | "user";
+                                /** @description While an overlapping rotation runs: until when the previous secret still works */
+                                previous_secret_expires_at: string | null;
+                                /** @description The user client's; empty for a machine credential */
+                                redirect_uris: string[];
+                                revoked_at: string | null;
+                                scopes: string[];
+                                secret_rotated_at: string | null;
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            developer_id: string;
+                            env: "sandbox" | "production";
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createConsoleApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Booking app",
+                 *       "developer_id": "string",
+                 *       "redirect_uris": [
+                 *         "https://app.example.org/callback",
+                 *         "http://127.0.0.1:3000/callback"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The developer account the app is for; may be left out when the account owns one only */
+                    developer_id?: string;
+                    /** @example Booking app */
+                    name: string;
+                    /**
+                     * @description Absolute http(s) URLs without fragment; in production https, or http to a loopback address only
+                     * @example [
+                     *       "https://app.example.org/callback",
+                     *       "http://127.0.0.1:3000/callback"
+                     *     ]
+                     */
+                    redirect_uris?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "app_id": "string",
+                     *         "name": "Family medicine",
+                     *         "developer_id": "string",
+                     *         "env": "sandbox",
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "clients": [
+                     *           {
+                     *             "kind": "machine",
+                     *             "client_id": "<CLIENT_ID>",
+                     *             "scopes": [
+                     *               "string"
+                     *             ],
+                     *             "redirect_uris": [
+                     *               "string"
+                     *             ],
+                     *             "created_at": "2026-12-01T09:30:00-05:00",
+                     *             "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *             "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *             "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *             "client_secret": "<CLIENT_SECRET>"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            app_id: string;
+                            clients: {
+                                client_id: string;
+                                /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                                client_secret?: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                                kind: "machine" | "user";
+                                /** @description While an overlapping rotation runs: until when the previous secret still works */
+                                previous_secret_expires_at: string | null;
+                                /** @description The user client's; empty for a machine credential */
+                                redirect_uris: string[];
+                                revoked_at: string | null;
+                                scopes: string[];
+                                secret_rotated_at: string | null;
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            developer_id: string;
+                            env: "sandbox" | "production";
+                            name: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getConsoleApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "app_id": "string",
+                     *         "name": "Family medicine",
+                     *         "developer_id": "string",
+                     *         "env": "sandbox",
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "clients": [
+                     *           {
+                     *             "kind": "machine",
+                     *             "client_id": "<CLIENT_ID>",
+                     *             "scopes": [
+                     *               "string"
+                     *             ],
+                     *             "redirect_uris": [
+                     *               "string"
+                     *             ],
+                     *             "created_at": "2026-12-01T09:30:00-05:00",
+                     *             "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *             "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *             "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *             "client_secret": "<CLIENT_SECRET>"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            app_id: string;
+                            clients: {
+                                client_id: string;
+                                /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                                client_secret?: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                                kind: "machine" | "user";
+                                /** @description While an overlapping rotation runs: until when the previous secret still works */
+                                previous_secret_expires_at: string | null;
+                                /** @description The user client's; empty for a machine credential */
+                                redirect_uris: string[];
+                                revoked_at: string | null;
+                                scopes: string[];
+                                secret_rotated_at: string | null;
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            developer_id: string;
+                            env: "sandbox" | "production";
+                            name: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeConsoleAppClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string;
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "kind": "machine",
+                     *         "client_id": "<CLIENT_ID>",
+                     *         "scopes": [
+                     *           "string"
+                     *         ],
+                     *         "redirect_uris": [
+                     *           "string"
+                     *         ],
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *         "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *         "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *         "client_secret": "<CLIENT_SECRET>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            client_id: string;
+                            /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                            client_secret?: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                            kind: "machine" | "user";
+                            /** @description While an overlapping rotation runs: until when the previous secret still works */
+                            previous_secret_expires_at: string | null;
+                            /** @description The user client's; empty for a machine credential */
+                            redirect_uris: string[];
+                            revoked_at: string | null;
+                            scopes: string[];
+                            secret_rotated_at: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateConsoleAppSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string;
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grace_period_seconds": 0
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description How long the old secret keeps working (0: it stops at once; at most 24 h)
+                     * @default 0
+                     */
+                    grace_period_seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "kind": "machine",
+                     *         "client_id": "<CLIENT_ID>",
+                     *         "scopes": [
+                     *           "string"
+                     *         ],
+                     *         "redirect_uris": [
+                     *           "string"
+                     *         ],
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *         "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *         "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *         "client_secret": "<CLIENT_SECRET>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            client_id: string;
+                            /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                            client_secret?: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                            kind: "machine" | "user";
+                            /** @description While an overlapping rotation runs: until when the previous secret still works */
+                            previous_secret_expires_at: string | null;
+                            /** @description The user client's; empty for a machine credential */
+                            redirect_uris: string[];
+                            revoked_at: string | null;
+                            scopes: string[];
+                            secret_rotated_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setConsoleAppRedirectUris: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "redirect_uris": [
+                 *         "https://app.example.org/callback",
+                 *         "http://127.0.0.1:3000/callback"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Absolute http(s) URLs without fragment; in production https, or http to a loopback address only
+                     * @example [
+                     *       "https://app.example.org/callback",
+                     *       "http://127.0.0.1:3000/callback"
+                     *     ]
+                     */
+                    redirect_uris: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "app_id": "string",
+                     *         "name": "Family medicine",
+                     *         "developer_id": "string",
+                     *         "env": "sandbox",
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "clients": [
+                     *           {
+                     *             "kind": "machine",
+                     *             "client_id": "<CLIENT_ID>",
+                     *             "scopes": [
+                     *               "string"
+                     *             ],
+                     *             "redirect_uris": [
+                     *               "string"
+                     *             ],
+                     *             "created_at": "2026-12-01T09:30:00-05:00",
+                     *             "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *             "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *             "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *             "client_secret": "<CLIENT_SECRET>"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            app_id: string;
+                            clients: {
+                                client_id: string;
+                                /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                                client_secret?: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                                kind: "machine" | "user";
+                                /** @description While an overlapping rotation runs: until when the previous secret still works */
+                                previous_secret_expires_at: string | null;
+                                /** @description The user client's; empty for a machine credential */
+                                redirect_uris: string[];
+                                revoked_at: string | null;
+                                scopes: string[];
+                                secret_rotated_at: string | null;
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            developer_id: string;
+                            env: "sandbox" | "production";
+                            name: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getConsoleAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user_id": "string",
+                     *         "email": "ada@example.org",
+                     *         "developers": [
+                     *           {
+                     *             "developer_id": "string",
+                     *             "name": "Family medicine",
+                     *             "env": "sandbox",
+                     *             "created_at": "2026-12-01T09:30:00-05:00"
+                     *           }
+                     *         ],
+                     *         "production": {
+                     *           "status": "none",
+                     *           "request_id": "req_3f9a1c",
+                     *           "requested_at": "2026-12-01T09:30:00-05:00",
+                     *           "decided_at": "2026-12-01T09:30:00-05:00"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The developer accounts this account owns, oldest first */
+                            developers: {
+                                /** Format: date-time */
+                                created_at: string;
+                                developer_id: string;
+                                env: "sandbox" | "production";
+                                name: string;
+                            }[];
+                            email: string;
+                            production: {
+                                decided_at: string | null;
+                                request_id: string | null;
+                                requested_at: string | null;
+                                status: "none" | "pending" | "granted" | "refused";
+                            };
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestProductionAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "company": "Example Health Inc.",
+                 *       "use_case": "Online booking for our members"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Example Health Inc. */
+                    company: string;
+                    /** @example Online booking for our members */
+                    use_case: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "sp_psychiatry",
+                     *         "user_id": "string",
+                     *         "email": "ada@example.org",
+                     *         "sandbox_developer_id": "string",
+                     *         "company": "string",
+                     *         "use_case": "string",
+                     *         "status": "pending",
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "decided_at": "2026-12-01T09:30:00-05:00",
+                     *         "production_developer_id": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            company: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            decided_at: string | null;
+                            email: string;
+                            id: string;
+                            production_developer_id: string | null;
+                            sandbox_developer_id: string;
+                            status: "pending" | "granted" | "refused";
+                            use_case: string;
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };

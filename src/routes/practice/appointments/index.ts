@@ -21,7 +21,7 @@ import { staffOf } from '../../../http/practice-request.js';
 import { ChangeSignal } from '../../../lib/change-signal.js';
 import { errorResponses, nextUrl, pageEnvelope } from '../../v1/common-schemas.js';
 import type { PracticeRouteDeps } from '../deps.js';
-import { practiceSecurity } from '../index.js';
+import { practiceSecurity } from '../security.js';
 import { closeStreamsOnClose, EventStreams } from './events.js';
 import { AppointmentParams, CalendarQuery, CalendarResponse, CancelBody, DetailResponse, ListItem, ListQuery, MoveBody, MoveResponse } from './schemas.js';
 
