@@ -5,6 +5,7 @@
  * `knd` (client | user | anonymous), `fid` (token family, user tokens), `role` and `pid` (users),
  * `anon` (the anonymous session a user linked at sign-in).
  */
+import type { UserRole } from '../db/schema.js';
 import { SignJWT } from 'jose';
 import { prefixedId } from '../lib/ids.js';
 import type { Env } from '../db/schema.js';
@@ -20,7 +21,7 @@ export interface AccessTokenClaims {
   client_id: string;
   scope: string;
   fid?: string;
-  role?: 'patient' | 'provider' | 'staff';
+  role?: UserRole;
   pid?: string | null;
   /** The anonymous session linked at sign-in (the `sub` of the anonymous token), user tokens only. */
   anon?: string;

@@ -27,6 +27,7 @@ export async function issueAnonymousToken(
     .where('client_id', '=', appClientId)
     .where('developer_id', '=', developerId)
     .where('env', '=', deps.config.appEnv)
+    .where('revoked_at', 'is', null)
     .executeTakeFirst();
   if (!client) throw new UnknownAppClient(`${appClientId} is not a client of your developer account`);
   const { access_token, token_type, expires_in } = await signAccessToken(

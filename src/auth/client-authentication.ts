@@ -1,6 +1,8 @@
 /**
  * Client authentication at the token endpoint (RFC 6749 §2.3.1): HTTP Basic or `client_id` and
- * `client_secret` in the body, never both. Secrets are compared as hashes in constant time.
+ * `client_secret` in the body, never both. Secrets are compared as hashes in constant time; after an
+ * overlapping rotation the previous secret is accepted too until its grace period ends, and a
+ * revoked client is refused (docs/decisions/0015-developer-console.md, "Apps").
  */
 import type { Db } from '../db/database.js';
 import type { Env, OauthClientsTable } from '../db/schema.js';
@@ -46,21 +48,27 @@ export function presentedCredentials(authorization: string | undefined, body: Re
 
 /**
  * Finds the client and checks its secret (confidential clients) — the same error whatever failed,
- * so the endpoint does not reveal which client ids exist.
+ * so the endpoint does not reveal which client ids exist. Both the current and the previous secret
+ * are compared every time (constant time, whichever matches), the previous one counting only
+ * before `previous_secret_expires_at`.
  */
 export async function authenticateClient(db: Db, env: Env, creds: PresentedCredentials, requireSecret: boolean): Promise<OauthClient> {
   if (!creds.clientId) throw new OAuthError('invalid_client', 'client authentication failed');
   const row = await db
     .selectFrom('oauth_clients')
-    .select(['client_id', 'developer_id', 'kind', 'scopes', 'secret_hash', 'redirect_uris'])
+    .select(['client_id', 'developer_id', 'kind', 'scopes', 'secret_hash', 'redirect_uris', 'previous_secret_hash', 'previous_secret_expires_at', 'revoked_at'])
     .where('client_id', '=', creds.clientId)
     .where('env', '=', env)
     .executeTakeFirst();
   const fakeHash = '0'.repeat(64);
   if (row?.kind === 'confidential' || requireSecret) {
-    const ok = creds.clientSecret !== undefined && tokenMatches(creds.clientSecret, row?.secret_hash ?? fakeHash);
-    if (!row || !ok || row.kind !== 'confidential') throw new OAuthError('invalid_client', 'client authentication failed');
-  } else if (!row) {
+    const secret = creds.clientSecret;
+    const current = secret !== undefined && tokenMatches(secret, row?.secret_hash ?? fakeHash);
+    const previous = secret !== undefined && tokenMatches(secret, row?.previous_secret_hash ?? fakeHash);
+    const inGrace = !!row?.previous_secret_hash && !!row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > Date.now();
+    const ok = current || (previous && inGrace);
+    if (!row || !ok || row.kind !== 'confidential' || row.revoked_at) throw new OAuthError('invalid_client', 'client authentication failed');
+  } else if (!row || row.revoked_at) {
     throw new OAuthError('invalid_client', 'client authentication failed');
   }
   return { client_id: row.client_id, developer_id: row.developer_id, kind: row.kind, scopes: row.scopes, redirect_uris: row.redirect_uris };

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Principal, TokenVerifier } from '../domain/credentials/principal.js';
 import type { AccessTokenClaims } from './access-token.js';
+import { consoleClientId } from '../domain/console/console-client.js';
 import { workspaceClientId } from '../domain/practices/workspace-client.js';
 import { KeyStore, SIGNING_ALG } from './signing-keys.js';
 
@@ -128,12 +129,14 @@ export function createAccessTokenReader(deps: { config: Config; db: Db; keys?: K
 
 /**
  * Builds the API's token verifier (docs/api/auth.md#authentication-errors): the `/v1` principals. Tokens of
- * practice staff and of the practice workspace client are refused here (docs/decisions/0014-practice-workspace.md).
+ * practice staff and of the practice workspace client are refused here (docs/decisions/0014-practice-workspace.md),
+ * as are console accounts' tokens and any token of the developer console client (docs/decisions/0015-developer-console.md).
  */
 export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeyStore; reader?: AccessTokenReader }): TokenVerifier {
   const { config } = deps;
   const reader = deps.reader ?? createAccessTokenReader(deps);
   const workspaceClient = workspaceClientId(config.appEnv);
+  const consoleClient = consoleClientId(config.appEnv);
   return {
     async verify(token: string): Promise<Principal> {
       const payload = await reader.read(token);
@@ -154,6 +157,8 @@ export function createTokenVerifier(deps: { config: Config; db: Db; keys?: KeySt
           if (payload.role === 'staff') throw new InvalidToken('a practice staff token is not valid here');
           // Nor is any token of the practice workspace (a provider user's included): /v1 is the developers' interface.
           if (payload.client_id === workspaceClient) throw new InvalidToken('a practice workspace token is not valid here');
+          // A console account manages developers through the Console API; it is nobody's patient on /v1.
+          if (payload.role === 'developer' || payload.client_id === consoleClient) throw new InvalidToken('a developer console token is not valid here');
           await reader.checkFamily(payload.fid);
           return {
             kind: 'user',

@@ -3,6 +3,7 @@
  * revokes it, RFC 9700 §4.14.2) and, when `offline_access` was granted, a refresh token of the same
  * family (docs/api/auth.md#refresh-tokens).
  */
+import type { UserRole } from '../db/schema.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import { secretToken } from '../lib/ids.js';
@@ -19,7 +20,7 @@ export interface TokenSubject {
   familyId: string;
   clientId: string;
   developerId: string;
-  user: { id: string; role: 'patient' | 'provider' | 'staff'; providerId: string | null };
+  user: { id: string; role: UserRole; providerId: string | null };
   /** Scopes of the access token (the family's, or a narrower set on refresh). */
   scopes: string[];
   anonymousSubject: string | null;

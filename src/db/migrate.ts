@@ -20,6 +20,7 @@ import * as m0014 from './migrations/0014_practice_invitations.js';
 import * as m0015 from './migrations/0015_time_off.js';
 import * as m0016 from './migrations/0016_practice_calendar_indexes.js';
 import * as m0017 from './migrations/0017_request_log.js';
+import * as m0018 from './migrations/0018_console_accounts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_time_off': m0015,
   '0016_practice_calendar_indexes': m0016,
   '0017_request_log': m0017,
+  '0018_console_accounts': m0018,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -26,6 +26,15 @@ export interface OauthClientsTable {
   redirect_uris: Defaulted<string[]>;
   created_at: Timestamp;
   secret_rotated_at: NullableTimestamp;
+  /** The app holding this client (migration 0018); null for first-party clients of system developers. */
+  app_id: string | null;
+  /** The secret before the last rotation, accepted until `previous_secret_expires_at` (hash only). */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  /** Set when the client is revoked: no more tokens. */
+  revoked_at: NullableTimestamp;
+  /** True while nobody has seen the secret: the first console read replaces it and shows the new one. */
+  secret_reveal_pending: Defaulted<boolean>;
 }
 
 export interface UsersTable {
@@ -33,9 +42,43 @@ export interface UsersTable {
   env: Env;
   email: string;
   password_hash: string;
-  role: 'patient' | 'provider' | 'staff';
+  role: UserRole;
   provider_id: string | null;
   created_at: Timestamp;
+}
+
+/** A login's role: patients and provider users of developers' apps, practice staff, console accounts (migration 0018). */
+export type UserRole = 'patient' | 'provider' | 'staff' | 'developer';
+
+/** A console account's ownership of a developer account (docs/decisions/0015-developer-console.md). */
+export interface DeveloperMembersTable {
+  user_id: string;
+  developer_id: string;
+  role: 'owner';
+  created_at: Timestamp;
+}
+
+/** A named pair of clients of a developer (migration 0018). */
+export interface AppsTable {
+  id: string;
+  env: Env;
+  developer_id: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+/** A console account's request for production access and the operator's decision. */
+export interface ProductionRequestsTable {
+  id: string;
+  env: Env;
+  user_id: string;
+  sandbox_developer_id: string;
+  company: string;
+  use_case: string;
+  status: Defaulted<'pending' | 'granted' | 'refused'>;
+  created_at: Timestamp;
+  decided_at: NullableTimestamp;
+  production_developer_id: string | null;
 }
 
 /** A staff login of a practice (docs/decisions/0014-practice-workspace.md). */
@@ -570,6 +613,9 @@ export interface Database {
   oauth_clients: OauthClientsTable;
   users: UsersTable;
   practice_members: PracticeMembersTable;
+  developer_members: DeveloperMembersTable;
+  apps: AppsTable;
+  production_requests: ProductionRequestsTable;
   request_log: RequestLogTable;
   practice_invitations: PracticeInvitationsTable;
   signing_keys: SigningKeysTable;

@@ -19,7 +19,11 @@ import { authServer } from '../auth/index.js';
 import { keyEncryptionOf } from '../auth/key-encryption.js';
 import { KeyStore } from '../auth/signing-keys.js';
 import { authServerIsLocal, createAccessTokenReader, createTokenVerifier } from '../auth/token-verifier.js';
+import { createConsoleTokenVerifier } from '../auth/console-token.js';
 import { createPracticeTokenVerifier } from '../auth/practice-token.js';
+import { ensureConsoleClient } from '../domain/console/console-client.js';
+import { consoleRoutes } from '../routes/console/index.js';
+import { makeConsoleGuard } from './console-guard.js';
 import { ensureWorkspaceClient } from '../domain/practices/workspace-client.js';
 import { practiceRoutes } from '../routes/practice/index.js';
 import { invitationPageRoutes } from '../routes/practice/invitation-page.js';
@@ -65,6 +69,8 @@ export interface AppDeps {
   jobs?: JobHandles;
   /** Outcomes forced on bookings and reschedules; by default the sandbox fixtures' (src/domain/sandbox/booking-outcomes.ts). */
   bookingOutcomes?: BookingOutcomePolicy;
+  /** How often a practice's live events stream reads the outbox (ms); default 500 (docs/decisions/0014-practice-workspace.md, "Live calendar"). */
+  practiceEventPollMs?: number;
 }
 
 /** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
@@ -199,9 +205,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes,
     appointmentChanges,
+    ...(deps.practiceEventPollMs ? { eventPollMs: deps.practiceEventPollMs } : {}),
     practiceGuard: makePracticeGuard(createPracticeTokenVerifier({ config, db, reader }), limiter),
   });
   await app.register(invitationPageRoutes, { config, db });
+
+  // The Console API (issue #19, docs/decisions/0015-developer-console.md): its own guard and the
+  // developer console's first-party client, created or refreshed here like the workspace's.
+  await ensureConsoleClient(db, config.appEnv, config.publicBaseUrl);
+  await app.register(consoleRoutes, {
+    prefix: '/console/v1',
+    config,
+    db,
+    consoleGuard: makeConsoleGuard(createConsoleTokenVerifier({ config, db, reader }), limiter),
+  });
 
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', config: { ...config, adminToken: config.adminToken }, db });

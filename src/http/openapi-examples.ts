@@ -7,19 +7,9 @@
  */
 
 import { practiceExamples } from './openapi-practice-examples.js';
+import type { Json, OperationExamples } from './openapi-example-types.js';
 
-/** A JSON value. */
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-
-/** Hand-written examples for one operation. */
-export interface OperationExamples {
-  /** Request body example (for the operation's first request media type). */
-  request?: Json;
-  /** Success response example (for the operation's first success status). */
-  response?: Json;
-  /** A summary for operations whose route schema has none. */
-  summary?: string;
-}
+export type { Json, OperationExamples };
 
 /**
  * Directory ids are those of the demo directory a fresh sandbox creates (`npm start`), so examples

@@ -4,6 +4,7 @@
  * list, and the statuses every operation can answer (docs/api/errors.md, "Statuses"), added where
  * a route schema does not list them. `npm run lint:openapi` (Redocly, Spectral) keeps it complete.
  */
+import { CONSOLE_OPERATIONS } from './openapi-console-operations.js';
 import { PRACTICE_OPERATIONS } from './openapi-practice-operations.js';
 
 /** The operation's id and description, keyed by `METHOD path`. */
@@ -69,45 +70,14 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
     description: 'Replaces every timeslot of a provider on one local date (an empty list or body erases them). Local times are in the slot\'s IANA zone; a time that does not exist there (a daylight-saving gap) is refused. Slots at locations the caller may not manage are skipped and reported.',
   },
   ...PRACTICE_OPERATIONS,
-  'GET /practice/v1/calendar': {
-    operationId: 'getPracticeCalendar',
-    description: 'One provider of your practice, day by day in each location\'s own zone (at most 31 days): the appointments of every status, with the patient\'s name, the visit reason and the app that booked them, and the open slots, which are exactly the start times the availability endpoint offers, each listing the patient types it is open to. Limited to one provider-location when `provider_location_id` is given. A provider user reads only their own calendar; any other provider is 404. Needs `practice.read`.',
+  ...CONSOLE_OPERATIONS,
+  'GET /admin/v1/production-requests': {
+    operationId: 'listProductionRequests',
+    description: 'The console accounts\' production requests, oldest first, optionally of one `status`.',
   },
-  'GET /practice/v1/appointments': {
-    operationId: 'listPracticeAppointments',
-    description: 'The appointments of your practice\'s providers by start time, optionally within a window of start times, with given statuses or of one provider; paginated, at most 1,000 reachable. A provider user sees their own appointments only. Needs `practice.read`.',
-  },
-  'GET /practice/v1/appointments/{appointment_id}': {
-    operationId: 'getPracticeAppointment',
-    description: 'One appointment of your practice: status, times, visit reason, the developer that booked it, the patient and the history of its changes. Practice staff see the patient\'s contact details, date of birth, address and insurance; a provider user sees the name alone. Each read is written to the audit log. Another practice\'s appointment is 404. Needs `practice.read`.',
-  },
-  'POST /practice/v1/appointments/{appointment_id}/confirm': {
-    operationId: 'confirmPracticeAppointment',
-    description: 'Accepts a booking waiting for the provider (a `manual` location\'s `pending_booking`): it becomes `confirmed` and the booking developer receives the signed webhook. 409 naming the current status for any other appointment. Needs `practice.write`.',
-  },
-  'POST /practice/v1/appointments/{appointment_id}/decline': {
-    operationId: 'declinePracticeAppointment',
-    description: 'Turns down a `pending_booking`: it becomes `booking_failed`, its time is free again and the booking developer receives the signed webhook. 409 naming the current status otherwise. Needs `practice.write`.',
-  },
-  'POST /practice/v1/appointments/{appointment_id}/cancel': {
-    operationId: 'cancelPracticeAppointment',
-    description: 'Cancels on the provider\'s behalf with one of the provider reason types (free text only with `other_provider_reason`); the time is free again and the booking developer receives the signed webhook. 409 for an appointment already cancelled or a no-show. Needs `practice.write`.',
-  },
-  'POST /practice/v1/appointments/{appointment_id}/move': {
-    operationId: 'movePracticeAppointment',
-    description: 'Moves an appointment to another start time the schedule offers for it (400 naming `start_time` otherwise, 409 when someone holds it). Because the practice chooses the time the move is settled at once: the appointment is `rescheduled`, the old time freed, and the booking developer receives one webhook naming the status and the start time. Allowed from `confirmed`, `pending_reschedule` and `rescheduled`. Needs `practice.write`.',
-  },
-  'POST /practice/v1/appointments/{appointment_id}/arrived': {
-    operationId: 'markPracticeAppointmentArrived',
-    description: 'Records that the patient has come in; the status stays as it is and the booking developer receives the signed webhook. Needs `practice.write`.',
-  },
-  'POST /practice/v1/appointments/{appointment_id}/no_show': {
-    operationId: 'markPracticeAppointmentNoShow',
-    description: 'Records that the patient did not come, from the start time until two days after it (409 outside that window or for a status that cannot become `no_show`); the booking developer receives the signed webhook. Needs `practice.write`.',
-  },
-  'GET /practice/v1/events': {
-    operationId: 'streamPracticeEvents',
-    description: 'A `text/event-stream` of the changes to your practice\'s appointments, the same events the booking developers receive by webhook, without patient data. Each message has an `id` (send the last one back as `Last-Event-ID` to resume after it; a malformed one is 400), the update type as `event`, and JSON `data` with the appointment id, update type, changed attributes and time. Changes made through this service arrive at once, others within about a second and a half; a comment every 15 s keeps the connection open. Needs `practice.read`.',
+  'POST /admin/v1/production-requests/{request_id}/grant': {
+    operationId: 'grantProductionRequest',
+    description: 'Grants a pending production request: creates the production developer (named after the company) owned by the requesting account, with one app whose machine secret the account sees once in the console (the operator never sees it). 404 for an unknown request; 409 for one already decided.',
   },
   'POST /admin/v1/practices/{practice_id}/admins': {
     operationId: 'adminCreatePracticeAdmin',
@@ -225,6 +195,7 @@ export const TAGS = [
   { name: 'webhooks', description: 'Signed notifications of appointment changes; a mock delivery in the sandbox.' },
   { name: 'facilities (beta)', description: 'Clinics and hospitals of your directory. Beta: may change.' },
   { name: 'practice', description: 'The Practice API: a practice\'s staff run its calendars, appointments, schedules and staff (a token of the practice workspace client).' },
+  { name: 'console', description: 'The Console API: a developer\'s own account, apps, credentials and production access (a token of the developer console client).' },
   { name: 'admin', description: 'The operator\'s API (an `ADMIN_TOKEN` bearer): developers, users, directory, webhooks, limits, provider-side moves.' },
 ];
 

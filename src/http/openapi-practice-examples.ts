@@ -4,7 +4,7 @@
  * cannot be generated from their schemas, so these operations carry their own. Directory ids are
  * the fresh sandbox's (test/docs/openapi-examples-run.test.ts checks they exist).
  */
-import type { Json, OperationExamples } from './openapi-examples.js';
+import type { Json, OperationExamples } from './openapi-example-types.js';
 
 /** The schedule operations' examples over the given directory ids. */
 export function practiceExamples(ids: { providerId: string; locationId: string; visitReasonId: string; appointmentId: string }): Record<string, OperationExamples> {

@@ -46,4 +46,44 @@ export const PRACTICE_OPERATIONS: Record<string, { operationId: string; descript
     operationId: 'removePracticeTimeOff',
     description: 'Removes time off of the caller\'s practice; its time is offered again by `/v1` availability at once. 404 for time off of another practice (or another provider, for a provider user). Needs `practice.write`.',
   },
+  'GET /practice/v1/calendar': {
+    operationId: 'getPracticeCalendar',
+    description: 'One provider of your practice, day by day in each location\'s own zone (at most 31 days): the appointments of every status, with the patient\'s name, the visit reason and the app that booked them, and the open slots, which are exactly the start times the availability endpoint offers, each listing the patient types it is open to. Limited to one provider-location when `provider_location_id` is given. A provider user reads only their own calendar; any other provider is 404. Needs `practice.read`.',
+  },
+  'GET /practice/v1/appointments': {
+    operationId: 'listPracticeAppointments',
+    description: 'The appointments of your practice\'s providers by start time, optionally within a window of start times, with given statuses or of one provider; paginated, at most 1,000 reachable. A provider user sees their own appointments only. Needs `practice.read`.',
+  },
+  'GET /practice/v1/appointments/{appointment_id}': {
+    operationId: 'getPracticeAppointment',
+    description: 'One appointment of your practice: status, times, visit reason, the developer that booked it, the patient and the history of its changes. Practice staff see the patient\'s contact details, date of birth, address and insurance; a provider user sees the name alone. Each read is written to the audit log. Another practice\'s appointment is 404. Needs `practice.read`.',
+  },
+  'POST /practice/v1/appointments/{appointment_id}/confirm': {
+    operationId: 'confirmPracticeAppointment',
+    description: 'Accepts a booking waiting for the provider (a `manual` location\'s `pending_booking`): it becomes `confirmed` and the booking developer receives the signed webhook. 409 naming the current status for any other appointment. Needs `practice.write`.',
+  },
+  'POST /practice/v1/appointments/{appointment_id}/decline': {
+    operationId: 'declinePracticeAppointment',
+    description: 'Turns down a `pending_booking`: it becomes `booking_failed`, its time is free again and the booking developer receives the signed webhook. 409 naming the current status otherwise. Needs `practice.write`.',
+  },
+  'POST /practice/v1/appointments/{appointment_id}/cancel': {
+    operationId: 'cancelPracticeAppointment',
+    description: 'Cancels on the provider\'s behalf with one of the provider reason types (free text only with `other_provider_reason`); the time is free again and the booking developer receives the signed webhook. 409 for an appointment already cancelled or a no-show. Needs `practice.write`.',
+  },
+  'POST /practice/v1/appointments/{appointment_id}/move': {
+    operationId: 'movePracticeAppointment',
+    description: 'Moves an appointment to another start time the schedule offers for it (400 naming `start_time` otherwise, 409 when someone holds it). Because the practice chooses the time the move is settled at once: the appointment is `rescheduled`, the old time freed, and the booking developer receives one webhook naming the status and the start time. Allowed from `confirmed`, `pending_reschedule` and `rescheduled`. Needs `practice.write`.',
+  },
+  'POST /practice/v1/appointments/{appointment_id}/arrived': {
+    operationId: 'markPracticeAppointmentArrived',
+    description: 'Records that the patient has come in, whatever the status (which stays as it is); the booking developer receives the signed webhook. Needs `practice.write`.',
+  },
+  'POST /practice/v1/appointments/{appointment_id}/no_show': {
+    operationId: 'markPracticeAppointmentNoShow',
+    description: 'Records that the patient did not come, from the start time until two days after it (409 outside that window or for a status that cannot become `no_show`); the booking developer receives the signed webhook. Needs `practice.write`.',
+  },
+  'GET /practice/v1/events': {
+    operationId: 'streamPracticeEvents',
+    description: 'A `text/event-stream` of the changes to your practice\'s appointments, the same events the booking developers receive by webhook, without patient data. Each message has an `id` (send the last one back as `Last-Event-ID` to resume after it; a malformed one is 400), the update type as `event`, and JSON `data` with the appointment id, update type, changed attributes and time. Changes made through this service arrive at once, others within about a second and a half; a comment every 15 s keeps the connection open. Needs `practice.read`.',
+  },
 };

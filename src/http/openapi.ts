@@ -59,6 +59,17 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
               },
             },
           },
+          DeveloperConsoleFlow: {
+            type: 'oauth2',
+            description: 'A developer signed in to the developer console through its own client (docs/auth.md, "Console accounts and sign-in").',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${config.authUrl}/authorize`,
+                tokenUrl: `${config.authUrl}/oauth/token`,
+                scopes: { console: 'the account\'s developers, apps and credentials' },
+              },
+            },
+          },
           AdminToken: { type: 'http', scheme: 'bearer' },
         },
       },

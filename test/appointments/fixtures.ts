@@ -89,8 +89,8 @@ export interface SchedulingEnv {
   close(): Promise<void>;
 }
 
-export async function schedulingEnv(): Promise<SchedulingEnv> {
-  const t = await testApp();
+export async function schedulingEnv(appOpts: Parameters<typeof testApp>[1] = {}): Promise<SchedulingEnv> {
+  const t = await testApp({}, appOpts);
   const dev = await newDeveloper(t, 'Scheduling dev');
   const other = await newDeveloper(t, 'Other dev');
   await t.db.transaction().execute(async (trx) => {

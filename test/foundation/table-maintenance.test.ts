@@ -126,9 +126,10 @@ describe(`table maintenance (${engineName})`, () => {
     expect(loop.stats().passes).toBe(n);
     expect(loop.stats().failures).toBe(0);
     expect(logged.filter((l) => l.level >= 50)).toEqual([]);
-    // The first pass analysed the probe, and said so.
+    // The first pass analysed the probe (by ANALYZE, or by VACUUM (ANALYZE) when the dead rows of
+    // the earlier tests' changes have reached the statistics by then, as on a busy PostgreSQL), and said so.
     expect(logged[0]).toMatchObject({ msg: 'table maintenance' });
-    expect(logged[0]!.tables).toContain('analyze probe');
+    expect(logged[0]!.tables!.filter((t) => t === 'analyze probe' || t === 'vacuum probe')).toHaveLength(1);
     expect(await pgClass()).toBe(3400);
   });
 });

@@ -46,13 +46,13 @@ export function testPort(): number {
  * runs beside it (kicked by the API, as in `serve`), so accepted mapping requests get applied; the
  * other background jobs run only where a test starts them.
  */
-export async function testApp(env: Record<string, string> = {}, opts: { insuranceMappingJob?: boolean } = {}): Promise<TestApp> {
+export async function testApp(env: Record<string, string> = {}, opts: { insuranceMappingJob?: boolean; practiceEventPollMs?: number } = {}): Promise<TestApp> {
   const handle = await freshDatabase();
   const port = testPort();
   const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token-0123456789abcdefgh', LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, ...env });
   const jobs =
     opts.insuranceMappingJob === false ? undefined : startJobs({ db: handle.db, config, engine: handle.engine }, pino({ level: 'silent' }), [insuranceMappingsJob]);
-  const app = await buildApp({ config, db: handle.db, ...(jobs ? { jobs } : {}) }).catch(async (err: unknown) => {
+  const app = await buildApp({ config, db: handle.db, ...(jobs ? { jobs } : {}), ...(opts.practiceEventPollMs ? { practiceEventPollMs: opts.practiceEventPollMs } : {}) }).catch(async (err: unknown) => {
     await jobs?.stop();
     await handle.close();
     throw err;

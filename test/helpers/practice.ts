@@ -54,9 +54,9 @@ export async function addPracticeB(t: TestApp, developerId: string): Promise<voi
   );
 }
 
-/** The scheduling fixture (practice A) plus practice B, both in the first developer's directory. */
-export async function practiceEnv(): Promise<SchedulingEnv> {
-  const e = await schedulingEnv();
+/** The scheduling fixture (practice A) plus practice B, both in the first developer's directory (`opts` go to `testApp`). */
+export async function practiceEnv(opts: Parameters<typeof schedulingEnv>[0] = {}): Promise<SchedulingEnv> {
+  const e = await schedulingEnv(opts);
   await addPracticeB(e.t, e.dev.developer_id);
   return e;
 }

@@ -60,6 +60,8 @@ export async function checkAuthorizeRequest(
     .select(['oauth_clients.client_id', 'oauth_clients.developer_id', 'oauth_clients.scopes', 'oauth_clients.redirect_uris', 'developers.name'])
     .where('oauth_clients.client_id', '=', clientId)
     .where('oauth_clients.env', '=', config.appEnv)
+    // A revoked client (docs/decisions/0015-developer-console.md, "Apps") is as unknown.
+    .where('oauth_clients.revoked_at', 'is', null)
     .executeTakeFirst();
   if (!client || client.redirect_uris.length === 0) {
     return { kind: 'error-page', message: 'The app that sent you here is not registered for sign-in in this environment.' };

@@ -2,6 +2,7 @@
  * Login sessions of the sign-in page (docs/api/auth.md#lifetimes: 30 minutes of inactivity, one day at most).
  * The browser holds a random session id in an HttpOnly cookie; the database holds its SHA-256.
  */
+import type { UserRole } from '../../db/schema.js';
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
 import { secretToken } from '../../lib/ids.js';
@@ -11,7 +12,7 @@ import { SESSION_IDLE_TTL_MS, SESSION_MAX_TTL_MS } from '../lifetimes.js';
 export interface SessionUser {
   userId: string;
   email: string;
-  role: 'patient' | 'provider' | 'staff';
+  role: UserRole;
 }
 
 /** Starts a session for a user who has just proved who they are; returns the cookie value. */

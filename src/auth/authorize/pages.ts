@@ -16,8 +16,10 @@ export interface FormContext {
   appName: string;
   /** Origin of the client's redirect URI (CSP form-action). */
   redirectOrigin: string;
-  /** False for the practice workspace: no patient sign-up there. */
+  /** False for the practice workspace: no sign-up there. */
   signUp?: boolean;
+  /** Whose account the sign-up creates: a patient's (developers' apps) or a developer's (the developer console). */
+  accountKind?: 'patient' | 'developer';
 }
 
 const hidden = (ctx: FormContext): Html =>
@@ -83,19 +85,19 @@ ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'cu
 <button type="submit" class="primary">Sign in</button>
 </form>
 <div class="alt">
-${ctx.signUp === false ? '' : html`<p>New patient? <a href="${ctx.basePath}/authorize/signup?request=${encodeURIComponent(ctx.handle)}">Create an account</a></p>`}
+${ctx.signUp === false ? '' : html`<p>${ctx.accountKind === 'developer' ? 'New to Carebook?' : 'New patient?'} <a href="${ctx.basePath}/authorize/signup?request=${encodeURIComponent(ctx.handle)}">${ctx.accountKind === 'developer' ? 'Create a developer account' : 'Create an account'}</a></p>`}
 <div>${cancelForm(ctx, `Cancel and return to ${ctx.appName}`)}</div>
 </div>`,
   });
 }
 
-/** The patient sign-up form. */
+/** The sign-up form: a patient account, or a developer account on the developer console. */
 export function signUpPage(ctx: FormContext, opts: { email?: string; error?: string; fieldErrors?: FieldErrors; minPasswordLength: number }): RenderedPage {
   const fe = opts.fieldErrors ?? {};
   return page({
     title: 'Create your account',
     formTargets: [ctx.redirectOrigin],
-    content: html`<h1>Create your patient account</h1>
+    content: html`<h1>${ctx.accountKind === 'developer' ? 'Create your developer account' : 'Create your patient account'}</h1>
 <p class="lead">to continue to <strong>${ctx.appName}</strong></p>
 ${alert(opts.error)}
 <form method="post" action="${ctx.basePath}/authorize/signup" novalidate>

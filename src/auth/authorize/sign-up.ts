@@ -1,9 +1,12 @@
 /**
- * The patient sign-up form (docs/auth.md, "Sign-up"): checked, throttled per address, and answered
- * the same whether or not the e-mail address already has an account. Framework-free.
+ * The sign-up form (docs/auth.md, "Sign-up", "Console accounts and sign-in"): checked, throttled per
+ * address, and answered the same whether or not the e-mail address already has an account. On a
+ * developer's app it creates a patient; on the developer console a console account (with, in the
+ * sandbox, its sandbox developer: src/domain/console/accounts.ts). Framework-free.
  */
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
+import { createConsoleAccount } from '../../domain/console/accounts.js';
 import { createUser, EmailTaken, MIN_PASSWORD_LENGTH, UserInputError } from '../../domain/users/create-user.js';
 import { hashPassword } from '../../lib/secrets.js';
 import { take, type LoginLimits } from '../rate-limit.js';
@@ -17,6 +20,8 @@ export interface SignUpInput {
   passwordConfirm: string;
   /** The client address, for the per-address throttle. */
   address: string;
+  /** `developer` on the developer console, `patient` elsewhere. */
+  accountKind: 'patient' | 'developer';
 }
 
 export type SignUpOutcome =
@@ -27,7 +32,7 @@ export type SignUpOutcome =
   | { kind: 'done'; email: string; created: boolean };
 
 /**
- * Signs up a patient. The form is checked first, then the sign-up is counted against the address,
+ * Signs up a patient or a console account. The form is checked first, then the sign-up is counted against the address,
  * then the account is created. For an address that already has an account nothing changes, and the
  * password is hashed all the same so that both take as long: the caller answers both alike.
  */
@@ -42,7 +47,8 @@ export async function signUp(deps: { db: Db; limits: LoginLimits }, input: SignU
   const wait = await take(db, `signup:addr:${env}:${input.address}`, limits.signupsPerAddress);
   if (wait > 0) return { kind: 'throttled', email, retryAfterSeconds: wait };
   try {
-    await createUser(db, { env, email, password, role: 'patient' });
+    if (input.accountKind === 'developer') await createConsoleAccount(db, { env, email, password });
+    else await createUser(db, { env, email, password, role: 'patient' });
     return { kind: 'done', email, created: true };
   } catch (e) {
     if (e instanceof EmailTaken) {

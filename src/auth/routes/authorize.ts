@@ -1,6 +1,6 @@
 /**
  * `GET {auth_url}/authorize` and its forms (RFC 6749 §4.1.1–4.1.2, RFC 7636, docs/api/auth.md#authorization-code-with-pkce):
- * sign in, patient sign-up, approval, deny. Server-rendered, works without JavaScript.
+ * sign in, sign-up (patients; developers on the developer console), approval, deny. Server-rendered, works without JavaScript.
  *
  * Protections: CSRF tokens bound to a browser cookie on every form (RFC 9700 §4.7), `Origin`
  * checked on posts, strict CSP and no framing (RFC 9700 §4.16), HttpOnly SameSite=Lax cookies
@@ -15,7 +15,7 @@ import { MIN_PASSWORD_LENGTH } from '../../domain/users/create-user.js';
 import { secretToken } from '../../lib/ids.js';
 import { checkAuthorizeRequest, csrfToken, redirectWith } from '../authorize/authorization-request.js';
 import { decide } from '../authorize/decision.js';
-import { accountMayUseClient, isFirstPartyClient, wrongAccountMessage } from '../authorize/first-party.js';
+import { accountMayUseClient, isConsoleClient, isFirstPartyClient, offersSignUp, wrongAccountMessage } from '../authorize/first-party.js';
 import { issueAuthorizationCode } from '../authorize/issue-code.js';
 import type { RenderedPage } from '../authorize/html.js';
 import { endLoginSession, resumeLoginSession } from '../authorize/login-sessions.js';
@@ -78,7 +78,8 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
     csrfToken: csrfToken(browserId, handle),
     appName: r.appName,
     redirectOrigin: new URL(r.redirectUri).origin,
-    signUp: !isFirstPartyClient(env, r.clientId),
+    signUp: offersSignUp(env, r.clientId),
+    accountKind: isConsoleClient(env, r.clientId) ? 'developer' : 'patient',
   });
   /** The page refusing an account that may not use this client (docs/auth.md, "Practice accounts and sign-in"). */
   const wrongAccount = (r: Pick<StoredAuthorizationRequest, 'appName' | 'clientId'>): string => wrongAccountMessage(env, r.clientId, r.appName);
@@ -151,7 +152,7 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
   app.get('/authorize/signup', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
     const p = await pending(req, reply, false);
     if (!p) return reply;
-    if (isFirstPartyClient(env, p.request.clientId)) return sendPage(reply, 403, errorPage('Accounts for the practice workspace are created by invitation only.', 'Ask your practice administrator for an invitation.'));
+    if (!offersSignUp(env, p.request.clientId)) return sendPage(reply, 403, errorPage('Accounts for the practice workspace are created by invitation only.', 'Ask your practice administrator for an invitation.'));
     return sendPage(reply, 200, signUpPage(ctx(p.browserId, p.handle, p.request), { minPasswordLength: MIN_PASSWORD_LENGTH }));
   });
 
@@ -199,12 +200,12 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
   app.post('/authorize/signup', { config: HTML_ROUTE, schema: { hide: true } }, async (req, reply) => {
     const p = await pending(req, reply, true);
     if (!p) return reply;
-    if (isFirstPartyClient(env, p.request.clientId)) return sendPage(reply, 403, errorPage('Accounts for the practice workspace are created by invitation only.', 'Ask your practice administrator for an invitation.'));
+    if (!offersSignUp(env, p.request.clientId)) return sendPage(reply, 403, errorPage('Accounts for the practice workspace are created by invitation only.', 'Ask your practice administrator for an invitation.'));
     const body = (req.body ?? {}) as Body;
     const c = ctx(p.browserId, p.handle, p.request);
     const out = await signUp(
       { db, limits: deps.limits },
-      { env, email: str(body.email), password: str(body.password), passwordConfirm: str(body.password_confirm), address: req.ip },
+      { env, email: str(body.email), password: str(body.password), passwordConfirm: str(body.password_confirm), address: req.ip, accountKind: c.accountKind ?? 'patient' },
     );
     const form = { email: out.email, minPasswordLength: MIN_PASSWORD_LENGTH };
     switch (out.kind) {
@@ -216,7 +217,7 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
       case 'done':
         // The same answer whether or not the address already had an account (no account
         // enumeration, docs/auth.md, "Sign-up"): the sign-in page, asking for the password.
-        if (out.created) req.log.info({ event: 'signup' }, 'patient signed up');
+        if (out.created) req.log.info({ event: 'signup', account: c.accountKind }, 'account signed up');
         return sendPage(reply, 200, signInPage(c, { email: out.email, notice: SIGNED_UP }));
     }
   });

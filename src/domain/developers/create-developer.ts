@@ -68,41 +68,26 @@ export async function createDeveloper(
 
 /**
  * Onboards a developer within the caller's transaction `trx`, so that other writes (the demo
- * directory of `bootstrapSandbox`) commit or roll back with it. Redirect URIs per RFC 6749 §3.1.2.
+ * directory of `bootstrapSandbox`) commit or roll back with it: the developer row and its first app
+ * (named after it, docs/decisions/0015-developer-console.md, "Apps"). Redirect URIs per RFC 6749 §3.1.2.
  */
 export async function insertDeveloper(
   trx: Db,
   input: { env: Env; name: string; redirectUris?: string[]; developerId?: string },
 ): Promise<NewDeveloper> {
+  return (await insertDeveloperWithApp(trx, input)).developer;
+}
+
+/** {@link insertDeveloper}, also answering the id of the developer's first app. */
+export async function insertDeveloperWithApp(
+  trx: Db,
+  input: { env: Env; name: string; redirectUris?: string[]; developerId?: string },
+): Promise<{ developer: NewDeveloper; appId: string }> {
   const redirectUris = input.redirectUris ?? [];
   for (const uri of redirectUris) checkRedirectUri(uri, input.env);
   const developerId = input.developerId ?? prefixedId('dv');
-  const clientId = prefixedId('cl', 16);
-  const userClientId = prefixedId('uc', 16);
-  const clientSecret = secretToken();
   await trx.insertInto('developers').values({ id: developerId, env: input.env, name: input.name }).execute();
-  await trx
-    .insertInto('oauth_clients')
-    .values([
-      {
-        client_id: clientId,
-        env: input.env,
-        developer_id: developerId,
-        kind: 'confidential',
-        secret_hash: hashToken(clientSecret),
-        scopes: [...CLIENT_CREDENTIALS_SCOPES],
-      },
-      {
-        client_id: userClientId,
-        env: input.env,
-        developer_id: developerId,
-        kind: 'public',
-        secret_hash: null,
-        scopes: [...AUTHORIZATION_CODE_SCOPES],
-        redirect_uris: redirectUris,
-      },
-    ])
-    .execute();
+  const app = await insertApp(trx, { env: input.env, developerId, name: input.name, redirectUris });
   if (input.env === 'sandbox') {
     // The sandbox fixtures belong to every sandbox developer's directory (docs/api/sandbox.md#fixture-provider-locations).
     await trx
@@ -117,5 +102,54 @@ export async function insertDeveloper(
       )
       .execute();
   }
-  return { developer_id: developerId, client_id: clientId, client_secret: clientSecret, user_client_id: userClientId };
+  return {
+    developer: { developer_id: developerId, client_id: app.client_id, client_secret: app.client_secret, user_client_id: app.user_client_id },
+    appId: app.app_id,
+  };
+}
+
+export interface NewApp {
+  app_id: string;
+  client_id: string;
+  client_secret: string;
+  user_client_id: string;
+}
+
+/**
+ * Adds an app to a developer within `trx` (docs/decisions/0015-developer-console.md, "Apps"): a
+ * machine-to-machine credential with every client-credentials scope (its secret returned once,
+ * stored as a hash only) and a public user client (authorization code + PKCE) with `redirectUris`
+ * (checked by the caller).
+ */
+export async function insertApp(trx: Db, input: { env: Env; developerId: string; name: string; redirectUris: string[] }): Promise<NewApp> {
+  const appId = prefixedId('ap');
+  const clientId = prefixedId('cl', 16);
+  const userClientId = prefixedId('uc', 16);
+  const clientSecret = secretToken();
+  await trx.insertInto('apps').values({ id: appId, env: input.env, developer_id: input.developerId, name: input.name }).execute();
+  await trx
+    .insertInto('oauth_clients')
+    .values([
+      {
+        client_id: clientId,
+        env: input.env,
+        developer_id: input.developerId,
+        app_id: appId,
+        kind: 'confidential',
+        secret_hash: hashToken(clientSecret),
+        scopes: [...CLIENT_CREDENTIALS_SCOPES],
+      },
+      {
+        client_id: userClientId,
+        env: input.env,
+        developer_id: input.developerId,
+        app_id: appId,
+        kind: 'public',
+        secret_hash: null,
+        scopes: [...AUTHORIZATION_CODE_SCOPES],
+        redirect_uris: input.redirectUris,
+      },
+    ])
+    .execute();
+  return { app_id: appId, client_id: clientId, client_secret: clientSecret, user_client_id: userClientId };
 }

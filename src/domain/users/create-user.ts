@@ -22,7 +22,7 @@ export class EmailTaken extends UserInputError {}
 export interface NewUser {
   user_id: string;
   email: string;
-  role: 'patient' | 'provider';
+  role: 'patient' | 'provider' | 'developer';
   provider_id: string | null;
 }
 
@@ -65,7 +65,7 @@ async function newUserProblems(db: Db, env: Env, input: NewUserInput): Promise<{
   if (input.role === 'provider') {
     if (!providerId) errors.push({ field: 'provider_id', message: 'is required for a provider' });
     else if (!provider) errors.push({ field: 'provider_id', message: `no provider ${providerId}` });
-  } else if (input.role === 'patient' && providerId) {
+  } else if ((input.role === 'patient' || input.role === 'developer') && providerId) {
     errors.push({ field: 'provider_id', message: 'only a provider user has a provider id' });
   }
   if (taken) errors.push({ field: 'email', message: 'a user with this e-mail already exists' });
@@ -79,7 +79,7 @@ async function newUserProblems(db: Db, env: Env, input: NewUserInput): Promise<{
  */
 export async function createUser(
   db: Db,
-  input: { env: Env; email: string; password: string; role: 'patient' | 'provider'; providerId?: string | null },
+  input: { env: Env; email: string; password: string; role: 'patient' | 'provider' | 'developer'; providerId?: string | null },
 ): Promise<NewUser> {
   const email = input.email.trim();
   const providerId = input.providerId ?? null;

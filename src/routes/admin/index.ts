@@ -18,6 +18,7 @@ import { adminRequestLogRoutes } from './request-log.js';
 import { adminWebhookRoutes } from './webhooks.js';
 import { adminRateLimitRoutes } from './developer-limits.js';
 import { adminPracticeRoutes } from './practices.js';
+import { adminProductionRoutes } from './production-requests.js';
 import { invalidFields, invalidInput, notFound } from '../../domain/errors.js';
 import { ImportQuery, NewDeveloperBody, NewDeveloperResponse, NewUserBody, NewUserResponse, SeedBody, SeedResponse } from './schemas.js';
 
@@ -36,6 +37,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminDeps> = async (app, { c
   await app.register(adminRateLimitRoutes, { config, db });
   await app.register(adminRequestLogRoutes, { config, db });
   await app.register(adminPracticeRoutes, { config, db });
+  await app.register(adminProductionRoutes, { config, db });
 
   app.post(
     '/developers',

@@ -16,5 +16,7 @@ export interface PracticeRouteDeps {
    * sees changes at its next poll.
    */
   appointmentChanges?: ChangeSignal;
+  /** How often a live events stream reads the outbox (ms); default 500. */
+  eventPollMs?: number;
 }
 

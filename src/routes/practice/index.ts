@@ -12,13 +12,13 @@ import { staffOf } from '../../http/practice-request.js';
 import { errorResponses } from '../v1/common-schemas.js';
 import { practiceAppointmentRoutes } from './appointments/index.js';
 import type { PracticeRouteDeps } from './deps.js';
+import { practiceSecurity } from './security.js';
 import { practiceScheduleRoutes } from './schedule/index.js';
 import { practiceStaffRoutes } from './staff.js';
 
 export type { PracticeRouteDeps };
 
-/** The security requirement of a Practice API route needing `scope`. */
-export const practiceSecurity = (scope: string) => [{ PracticeWorkspaceFlow: [scope] }];
+export { practiceSecurity };
 
 const ProviderLocation = Type.Object({
   provider_location_id: Type.String(),
@@ -73,9 +73,7 @@ export const practiceRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps & { pra
 
   await app.register(practiceStaffRoutes, deps);
 
-  // ---- Practice API sub-areas: register them here, each with `deps` (the same object as above). ----
-  await app.register(practiceAppointmentRoutes, { ...deps, ...(opts.appointmentChanges ? { appointmentChanges: opts.appointmentChanges } : {}) });
-  // e.g. await app.register(practiceAppointmentRoutes, deps);
+  // The sub-areas, each with `deps` (the same object as above); appointments also take the live-event options.
+  await app.register(practiceAppointmentRoutes, { ...deps, ...(opts.appointmentChanges && { appointmentChanges: opts.appointmentChanges }), ...(opts.eventPollMs && { eventPollMs: opts.eventPollMs }) });
   await app.register(practiceScheduleRoutes, deps);
-  // ---- end of sub-areas ----
 };

@@ -81,6 +81,350 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/v1/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your apps
+         * @description Every app of the developer accounts the caller owns, oldest first, each with its machine credential and user client (kind, client id, scopes, redirect URIs, rotation and revocation times). Never a secret.
+         */
+        get: operations["listConsoleApps"];
+        put?: never;
+        /**
+         * Create an app
+         * @description Creates an app for one of the caller's developer accounts (`developer_id`, or the only one): a machine credential with every client-credentials scope and a user client with the given redirect URIs (checked as at the operator's `developer create`: https except loopback in production). The machine secret is in this answer only. 400 names every bad field.
+         */
+        post: operations["createConsoleApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/apps/{app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an app and its clients
+         * @description One app and its clients. A machine secret nobody has seen yet (the one made at sign-up, or by the operator's production grant) is replaced now and shown in this answer only; every later read shows none. 404 for an app that is not the caller's.
+         */
+        get: operations["getConsoleApp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/apps/{app_id}/credentials/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a client
+         * @description Revokes one of the app's clients: it gets no more tokens (token endpoint, sign-in page, anonymous tokens), and its users' tokens and refresh tokens stop at once; machine access tokens already issued run to their expiry (at most 60 minutes). Revoking again changes nothing. 404 for a client that is not the caller's.
+         */
+        delete: operations["revokeConsoleAppClient"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/apps/{app_id}/credentials/{client_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a machine secret, with an optional overlap
+         * @description Gives the app's machine credential a new secret, shown in this answer only. With `grace_period_seconds` (at most 86,400) the old secret keeps working until then, so running services can switch over; with 0 it stops at once. Tokens already issued run to their expiry. 409 for a user client or a revoked one; 404 for a client that is not the caller's.
+         */
+        post: operations["rotateConsoleAppSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/apps/{app_id}/redirect_uris": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace the user client's redirect URIs
+         * @description Replaces the user client's redirect URIs (checked as at creation; an empty list stops its sign-ins). Sign-ins already started with a removed URI get the sign-in error page. 404 for an app that is not the caller's.
+         */
+        put: operations["setConsoleAppRedirectUris"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in: the account, its developers, its production access
+         * @description The signed-in console account: its e-mail address, the developer accounts it owns (sandbox and, once granted, production) and where its production access stands (`none`, `pending`, `granted`, `refused`).
+         */
+        get: operations["getConsoleAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v1/production-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for production access
+         * @description Asks the operator for production access, with the company and the intended use. 409 when the account has no sandbox developer, already has a request pending, or already has production access.
+         */
+        post: operations["requestProductionAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/appointments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your practice's appointments
+         * @description The appointments of your practice's providers by start time, optionally within a window of start times, with given statuses or of one provider; paginated, at most 1,000 reachable. A provider user sees their own appointments only. Needs `practice.read`.
+         */
+        get: operations["listPracticeAppointments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/appointments/{appointment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One appointment with its patient and history
+         * @description One appointment of your practice: status, times, visit reason, the developer that booked it, the patient and the history of its changes. Practice staff see the patient's contact details, date of birth, address and insurance; a provider user sees the name alone. Each read is written to the audit log. Another practice's appointment is 404. Needs `practice.read`.
+         */
+        get: operations["getPracticeAppointment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/appointments/{appointment_id}/arrived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that the patient arrived
+         * @description Records that the patient has come in, whatever the status (which stays as it is); the booking developer receives the signed webhook. Needs `practice.write`.
+         */
+        post: operations["markPracticeAppointmentArrived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/appointments/{appointment_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel for the provider
+         * @description Cancels on the provider's behalf with one of the provider reason types (free text only with `other_provider_reason`); the time is free again and the booking developer receives the signed webhook. 409 for an appointment already cancelled or a no-show. Needs `practice.write`.
+         */
+        post: operations["cancelPracticeAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/appointments/{appointment_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a booking waiting for the provider
+         * @description Accepts a booking waiting for the provider (a `manual` location's `pending_booking`): it becomes `confirmed` and the booking developer receives the signed webhook. 409 naming the current status for any other appointment. Needs `practice.write`.
+         */
+        post: operations["confirmPracticeAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/appointments/{appointment_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a booking the provider cannot take
+         * @description Turns down a `pending_booking`: it becomes `booking_failed`, its time is free again and the booking developer receives the signed webhook. 409 naming the current status otherwise. Needs `practice.write`.
+         */
+        post: operations["declinePracticeAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/appointments/{appointment_id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move an appointment to another start time
+         * @description Moves an appointment to another start time the schedule offers for it (400 naming `start_time` otherwise, 409 when someone holds it). Because the practice chooses the time the move is settled at once: the appointment is `rescheduled`, the old time freed, and the booking developer receives one webhook naming the status and the start time. Allowed from `confirmed`, `pending_reschedule` and `rescheduled`. Needs `practice.write`.
+         */
+        post: operations["movePracticeAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/appointments/{appointment_id}/no_show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that the patient did not come
+         * @description Records that the patient did not come, from the start time until two days after it (409 outside that window or for a status that cannot become `no_show`); the booking developer receives the signed webhook. Needs `practice.write`.
+         */
+        post: operations["markPracticeAppointmentNoShow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A provider's calendar: appointments and open slots per local day
+         * @description One provider of your practice, day by day in each location's own zone (at most 31 days): the appointments of every status, with the patient's name, the visit reason and the app that booked them, and the open slots, which are exactly the start times the availability endpoint offers, each listing the patient types it is open to. Limited to one provider-location when `provider_location_id` is given. A provider user reads only their own calendar; any other provider is 404. Needs `practice.read`.
+         */
+        get: operations["getPracticeCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/practice/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events of your practice's appointments (text/event-stream)
+         * @description A `text/event-stream` of the changes to your practice's appointments, the same events the booking developers receive by webhook, without patient data. Each message has an `id` (send the last one back as `Last-Event-ID` to resume after it; a malformed one is 400), the update type as `event`, and JSON `data` with the appointment id, update type, changed attributes and time. Changes made through this service arrive at once, others within about a second and a half; a comment every 15 s keeps the connection open. Needs `practice.read`.
+         */
+        get: operations["streamPracticeEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/practice/v1/me": {
         parameters: {
             query?: never;
@@ -859,6 +1203,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The token lacks the scope the operation needs, or may not act on this resource. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The request's headers (with the URL) exceed 16 KB; answered without a body and the connection closed. */
         HeadersTooLarge: {
             headers: {
@@ -891,6 +1244,15 @@ export interface components {
             headers: {
                 /** @description Seconds to wait */
                 "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description No token, or one that is invalid, expired or revoked; `WWW-Authenticate` says which. */
+        Unauthorized: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1133,6 +1495,2322 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listConsoleApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "app_id": "string",
+                     *           "name": "Family medicine",
+                     *           "developer_id": "string",
+                     *           "env": "sandbox",
+                     *           "created_at": "2026-12-01T09:30:00-05:00",
+                     *           "clients": [
+                     *             {
+                     *               "kind": "machine",
+                     *               "client_id": "<CLIENT_ID>",
+                     *               "scopes": [
+                     *                 "string"
+                     *               ],
+                     *               "redirect_uris": [
+                     *                 "string"
+                     *               ],
+                     *               "created_at": "2026-12-01T09:30:00-05:00",
+                     *               "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *               "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *               "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *               "client_secret": "<CLIENT_SECRET>"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            app_id: string;
+                            clients: {
+                                client_id: string;
+                                /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                                client_secret?: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                                kind: "machine" | "user";
+                                /** @description While an overlapping rotation runs: until when the previous secret still works */
+                                previous_secret_expires_at: string | null;
+                                /** @description The user client's; empty for a machine credential */
+                                redirect_uris: string[];
+                                revoked_at: string | null;
+                                scopes: string[];
+                                secret_rotated_at: string | null;
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            developer_id: string;
+                            env: "sandbox" | "production";
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createConsoleApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Booking app",
+                 *       "developer_id": "string",
+                 *       "redirect_uris": [
+                 *         "https://app.example.org/callback",
+                 *         "http://127.0.0.1:3000/callback"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The developer account the app is for; may be left out when the account owns one only */
+                    developer_id?: string;
+                    /** @example Booking app */
+                    name: string;
+                    /**
+                     * @description Absolute http(s) URLs without fragment; in production https, or http to a loopback address only
+                     * @example [
+                     *       "https://app.example.org/callback",
+                     *       "http://127.0.0.1:3000/callback"
+                     *     ]
+                     */
+                    redirect_uris?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "app_id": "string",
+                     *         "name": "Family medicine",
+                     *         "developer_id": "string",
+                     *         "env": "sandbox",
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "clients": [
+                     *           {
+                     *             "kind": "machine",
+                     *             "client_id": "<CLIENT_ID>",
+                     *             "scopes": [
+                     *               "string"
+                     *             ],
+                     *             "redirect_uris": [
+                     *               "string"
+                     *             ],
+                     *             "created_at": "2026-12-01T09:30:00-05:00",
+                     *             "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *             "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *             "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *             "client_secret": "<CLIENT_SECRET>"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            app_id: string;
+                            clients: {
+                                client_id: string;
+                                /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                                client_secret?: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                                kind: "machine" | "user";
+                                /** @description While an overlapping rotation runs: until when the previous secret still works */
+                                previous_secret_expires_at: string | null;
+                                /** @description The user client's; empty for a machine credential */
+                                redirect_uris: string[];
+                                revoked_at: string | null;
+                                scopes: string[];
+                                secret_rotated_at: string | null;
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            developer_id: string;
+                            env: "sandbox" | "production";
+                            name: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getConsoleApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "app_id": "string",
+                     *         "name": "Family medicine",
+                     *         "developer_id": "string",
+                     *         "env": "sandbox",
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "clients": [
+                     *           {
+                     *             "kind": "machine",
+                     *             "client_id": "<CLIENT_ID>",
+                     *             "scopes": [
+                     *               "string"
+                     *             ],
+                     *             "redirect_uris": [
+                     *               "string"
+                     *             ],
+                     *             "created_at": "2026-12-01T09:30:00-05:00",
+                     *             "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *             "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *             "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *             "client_secret": "<CLIENT_SECRET>"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            app_id: string;
+                            clients: {
+                                client_id: string;
+                                /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                                client_secret?: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                                kind: "machine" | "user";
+                                /** @description While an overlapping rotation runs: until when the previous secret still works */
+                                previous_secret_expires_at: string | null;
+                                /** @description The user client's; empty for a machine credential */
+                                redirect_uris: string[];
+                                revoked_at: string | null;
+                                scopes: string[];
+                                secret_rotated_at: string | null;
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            developer_id: string;
+                            env: "sandbox" | "production";
+                            name: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeConsoleAppClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string;
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "kind": "machine",
+                     *         "client_id": "<CLIENT_ID>",
+                     *         "scopes": [
+                     *           "string"
+                     *         ],
+                     *         "redirect_uris": [
+                     *           "string"
+                     *         ],
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *         "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *         "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *         "client_secret": "<CLIENT_SECRET>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            client_id: string;
+                            /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                            client_secret?: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                            kind: "machine" | "user";
+                            /** @description While an overlapping rotation runs: until when the previous secret still works */
+                            previous_secret_expires_at: string | null;
+                            /** @description The user client's; empty for a machine credential */
+                            redirect_uris: string[];
+                            revoked_at: string | null;
+                            scopes: string[];
+                            secret_rotated_at: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateConsoleAppSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string;
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grace_period_seconds": 0
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description How long the old secret keeps working (0: it stops at once; at most 24 h)
+                     * @default 0
+                     */
+                    grace_period_seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "kind": "machine",
+                     *         "client_id": "<CLIENT_ID>",
+                     *         "scopes": [
+                     *           "string"
+                     *         ],
+                     *         "redirect_uris": [
+                     *           "string"
+                     *         ],
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *         "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *         "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *         "client_secret": "<CLIENT_SECRET>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            client_id: string;
+                            /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                            client_secret?: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                            kind: "machine" | "user";
+                            /** @description While an overlapping rotation runs: until when the previous secret still works */
+                            previous_secret_expires_at: string | null;
+                            /** @description The user client's; empty for a machine credential */
+                            redirect_uris: string[];
+                            revoked_at: string | null;
+                            scopes: string[];
+                            secret_rotated_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setConsoleAppRedirectUris: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "redirect_uris": [
+                 *         "https://app.example.org/callback",
+                 *         "http://127.0.0.1:3000/callback"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Absolute http(s) URLs without fragment; in production https, or http to a loopback address only
+                     * @example [
+                     *       "https://app.example.org/callback",
+                     *       "http://127.0.0.1:3000/callback"
+                     *     ]
+                     */
+                    redirect_uris: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "app_id": "string",
+                     *         "name": "Family medicine",
+                     *         "developer_id": "string",
+                     *         "env": "sandbox",
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "clients": [
+                     *           {
+                     *             "kind": "machine",
+                     *             "client_id": "<CLIENT_ID>",
+                     *             "scopes": [
+                     *               "string"
+                     *             ],
+                     *             "redirect_uris": [
+                     *               "string"
+                     *             ],
+                     *             "created_at": "2026-12-01T09:30:00-05:00",
+                     *             "secret_rotated_at": "2026-12-01T09:30:00-05:00",
+                     *             "previous_secret_expires_at": "2026-12-01T09:30:00-05:00",
+                     *             "revoked_at": "2026-12-01T09:30:00-05:00",
+                     *             "client_secret": "<CLIENT_SECRET>"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            app_id: string;
+                            clients: {
+                                client_id: string;
+                                /** @description The machine secret, in this answer only: after creation or rotation, or at the first read of a secret never shown. Store it now: it is never shown again. */
+                                client_secret?: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description `machine`: the machine-to-machine credential (client credentials, has a secret); `user`: the public user client (authorization code + PKCE) */
+                                kind: "machine" | "user";
+                                /** @description While an overlapping rotation runs: until when the previous secret still works */
+                                previous_secret_expires_at: string | null;
+                                /** @description The user client's; empty for a machine credential */
+                                redirect_uris: string[];
+                                revoked_at: string | null;
+                                scopes: string[];
+                                secret_rotated_at: string | null;
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            developer_id: string;
+                            env: "sandbox" | "production";
+                            name: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getConsoleAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user_id": "string",
+                     *         "email": "ada@example.org",
+                     *         "developers": [
+                     *           {
+                     *             "developer_id": "string",
+                     *             "name": "Family medicine",
+                     *             "env": "sandbox",
+                     *             "created_at": "2026-12-01T09:30:00-05:00"
+                     *           }
+                     *         ],
+                     *         "production": {
+                     *           "status": "none",
+                     *           "request_id": "req_3f9a1c",
+                     *           "requested_at": "2026-12-01T09:30:00-05:00",
+                     *           "decided_at": "2026-12-01T09:30:00-05:00"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The developer accounts this account owns, oldest first */
+                            developers: {
+                                /** Format: date-time */
+                                created_at: string;
+                                developer_id: string;
+                                env: "sandbox" | "production";
+                                name: string;
+                            }[];
+                            email: string;
+                            production: {
+                                decided_at: string | null;
+                                request_id: string | null;
+                                requested_at: string | null;
+                                status: "none" | "pending" | "granted" | "refused";
+                            };
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestProductionAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "company": "Example Health Inc.",
+                 *       "use_case": "Online booking for our members"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Example Health Inc. */
+                    company: string;
+                    /** @example Online booking for our members */
+                    use_case: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "sp_psychiatry",
+                     *         "user_id": "string",
+                     *         "email": "ada@example.org",
+                     *         "sandbox_developer_id": "string",
+                     *         "company": "string",
+                     *         "use_case": "string",
+                     *         "status": "pending",
+                     *         "created_at": "2026-12-01T09:30:00-05:00",
+                     *         "decided_at": "2026-12-01T09:30:00-05:00",
+                     *         "production_developer_id": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            company: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            decided_at: string | null;
+                            email: string;
+                            id: string;
+                            production_developer_id: string | null;
+                            sandbox_developer_id: string;
+                            status: "pending" | "granted" | "refused";
+                            use_case: string;
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPracticeAppointments: {
+        parameters: {
+            query?: {
+                /** @description Start time at or after this instant (ISO-8601 with offset) */
+                from?: string;
+                /** @description Zero-based page index */
+                page?: number;
+                page_size?: number;
+                provider_id?: string;
+                /** @description Comma list of statuses */
+                status?: string;
+                /** @description Start time before this instant */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "page": 1,
+                     *       "page_size": 1,
+                     *       "total_count": 1,
+                     *       "next_url": "https://api.example.org/v1/resource?page=1",
+                     *       "data": [
+                     *         {
+                     *           "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *           "appointment_status": "pending_booking",
+                     *           "confirmation_type": "string",
+                     *           "start_time": "2026-12-07T09:30:00-06:00",
+                     *           "end_time": "2026-11-22T06:46:40Z",
+                     *           "start_time_utc": "2026-11-22T06:46:40Z",
+                     *           "end_time_utc": "2026-11-22T06:46:40Z",
+                     *           "arrived": false,
+                     *           "visit_reason": {
+                     *             "id": "sp_psychiatry",
+                     *             "name": "Family medicine"
+                     *           },
+                     *           "patient": {
+                     *             "first_name": "Ada",
+                     *             "last_name": "Lovelace"
+                     *           },
+                     *           "booked_by": "string",
+                     *           "provider_id": "pr_1_1",
+                     *           "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *           "time_zone": "America/Chicago"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                            arrived: boolean;
+                            /** @description The booking developer's app name */
+                            booked_by: string;
+                            confirmation_type: string;
+                            end_time: string;
+                            end_time_utc: string;
+                            patient: {
+                                first_name: string;
+                                last_name: string;
+                            };
+                            provider_id: string;
+                            provider_location_id: string;
+                            /** @description ISO-8601 with the location's own UTC offset */
+                            start_time: string;
+                            start_time_utc: string;
+                            time_zone: string;
+                            visit_reason: {
+                                id: string;
+                                name: string;
+                            };
+                        }[];
+                        next_url: string | null;
+                        page: number;
+                        page_size: number;
+                        request_id: string;
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPracticeAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "confirmed",
+                     *         "confirmation_type": "manual",
+                     *         "visit_type": "in_person",
+                     *         "provider_id": "pr_1_1",
+                     *         "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *         "location_id": "lo_1_1_0",
+                     *         "time_zone": "America/Chicago",
+                     *         "start_time": "2026-12-07T09:30:00-06:00",
+                     *         "end_time": "2026-12-07T10:00:00-06:00",
+                     *         "start_time_utc": "2026-12-07T15:30:00Z",
+                     *         "end_time_utc": "2026-12-07T16:00:00Z",
+                     *         "patient_type": "new",
+                     *         "arrived": false,
+                     *         "notes": "Follow-up on knee pain",
+                     *         "created_time_utc": "2026-11-22T06:46:40Z",
+                     *         "last_modified_time_utc": "2026-11-22T07:02:13Z",
+                     *         "visit_reason": {
+                     *           "id": "pc_psychiatry_1",
+                     *           "name": "Psychiatric evaluation"
+                     *         },
+                     *         "booked_by": {
+                     *           "developer_id": "dv_5c1e0a",
+                     *           "name": "Booking app"
+                     *         },
+                     *         "patient": {
+                     *           "first_name": "Ada",
+                     *           "last_name": "Lovelace",
+                     *           "date_of_birth": "1990-05-17",
+                     *           "sex_at_birth": "female",
+                     *           "phone_number": "2125550123",
+                     *           "email_address": "ada@example.org"
+                     *         },
+                     *         "history": [
+                     *           {
+                     *             "at": "2026-11-22T06:46:40Z",
+                     *             "action": "create",
+                     *             "actor_kind": "client"
+                     *           },
+                     *           {
+                     *             "at": "2026-11-22T07:02:13Z",
+                     *             "action": "staff:confirmed",
+                     *             "actor_kind": "staff"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                            arrived: boolean;
+                            booked_by: {
+                                developer_id: string;
+                                name: string;
+                            };
+                            cancellation_reason?: string;
+                            cancellation_reason_type?: string;
+                            confirmation_type: string;
+                            created_time_utc: string;
+                            end_time: string;
+                            end_time_utc: string;
+                            /** @description The changes, oldest first; no patient data */
+                            history: {
+                                action: string;
+                                actor_kind: string;
+                                at: string;
+                            }[];
+                            last_modified_time_utc: string;
+                            location_id: string;
+                            notes?: string;
+                            /** @description Contact details, date of birth, address and insurance for practice staff; the name alone for a provider user */
+                            patient: {
+                                address?: unknown;
+                                date_of_birth?: string;
+                                email_address?: string;
+                                first_name: string;
+                                insurance?: unknown;
+                                last_name: string;
+                                phone_number?: string;
+                                sex_at_birth?: string;
+                            };
+                            patient_type: string;
+                            pending_start_time_utc?: string;
+                            provider_id: string;
+                            provider_location_id: string;
+                            start_time: string;
+                            start_time_utc: string;
+                            time_zone: string;
+                            visit_reason: {
+                                id: string;
+                                name: string;
+                            };
+                            visit_type: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    markPracticeAppointmentArrived: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "confirmed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelPracticeAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cancellation_reason_type": "provider_not_available"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Free text, only with other_provider_reason */
+                    cancellation_reason?: string;
+                    /**
+                     * @description A provider reason (docs/api/appointments.md#cancel)
+                     * @enum {string}
+                     */
+                    cancellation_reason_type: "provider_not_available" | "rescheduling_patient" | "other_provider_reason" | "missing_needed_patient_information" | "payment_or_insurance_issue" | "patient_or_visit_type_not_accepted";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "cancelled"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmPracticeAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "confirmed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    declinePracticeAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "booking_failed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    movePracticeAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "start_time": "2026-12-09T13:30:00-06:00"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A start the availability endpoint offers for this appointment, ISO-8601 with offset */
+                    start_time: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "rescheduled"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    markPracticeAppointmentNoShow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appointment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *         "appointment_status": "no_show"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            appointment_id: string;
+                            /** @enum {string} */
+                            appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPracticeCalendar: {
+        parameters: {
+            query: {
+                /** @description First local date (YYYY-MM-DD, the location's zone) */
+                from: string;
+                provider_id: string;
+                provider_location_id?: string;
+                /** @description Last local date, inclusive, at most 31 days after from */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": {
+                     *         "provider_id": "pr_1_1",
+                     *         "from": "2026-12-07",
+                     *         "to": "2026-12-07",
+                     *         "provider_locations": [
+                     *           {
+                     *             "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *             "location_id": "lo_1_1_0",
+                     *             "time_zone": "America/Chicago",
+                     *             "active": true,
+                     *             "days": [
+                     *               {
+                     *                 "date": "2026-12-07",
+                     *                 "appointments": [
+                     *                   {
+                     *                     "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *                     "appointment_status": "confirmed",
+                     *                     "confirmation_type": "manual",
+                     *                     "start_time": "2026-12-07T09:00:00-06:00",
+                     *                     "end_time": "2026-12-07T09:30:00-06:00",
+                     *                     "start_time_utc": "2026-12-07T15:00:00Z",
+                     *                     "end_time_utc": "2026-12-07T15:30:00Z",
+                     *                     "arrived": false,
+                     *                     "visit_reason": {
+                     *                       "id": "pc_psychiatry_1",
+                     *                       "name": "Psychiatric evaluation"
+                     *                     },
+                     *                     "patient": {
+                     *                       "first_name": "Ada",
+                     *                       "last_name": "Lovelace"
+                     *                     },
+                     *                     "booked_by": "Booking app"
+                     *                   }
+                     *                 ],
+                     *                 "open_slots": [
+                     *                   {
+                     *                     "start_time": "2026-12-07T09:30:00-06:00",
+                     *                     "start_time_utc": "2026-12-07T15:30:00Z",
+                     *                     "end_time_utc": "2026-12-07T16:00:00Z",
+                     *                     "visit_reason_id": "pc_psychiatry_1",
+                     *                     "patient_types": [
+                     *                       "new",
+                     *                       "existing"
+                     *                     ]
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            from: string;
+                            provider_id: string;
+                            provider_locations: {
+                                active: boolean;
+                                days: {
+                                    appointments: {
+                                        appointment_id: string;
+                                        /** @enum {string} */
+                                        appointment_status: "pending_booking" | "confirmed" | "booking_failed" | "cancelled" | "no_show" | "pending_reschedule" | "rescheduled" | "reschedule_failed";
+                                        arrived: boolean;
+                                        /** @description The booking developer's app name */
+                                        booked_by: string;
+                                        confirmation_type: string;
+                                        end_time: string;
+                                        end_time_utc: string;
+                                        patient: {
+                                            first_name: string;
+                                            last_name: string;
+                                        };
+                                        /** @description ISO-8601 with the location's own UTC offset */
+                                        start_time: string;
+                                        start_time_utc: string;
+                                        visit_reason: {
+                                            id: string;
+                                            name: string;
+                                        };
+                                    }[];
+                                    date: string;
+                                    open_slots: {
+                                        end_time_utc: string;
+                                        patient_types: ("new" | "existing")[];
+                                        start_time: string;
+                                        start_time_utc: string;
+                                        visit_reason_id: string;
+                                    }[];
+                                }[];
+                                location_id: string;
+                                provider_location_id: string;
+                                time_zone: string;
+                            }[];
+                            to: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamPracticeEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example : stream open
+                     *
+                     *     id: 1795330000512000_4c0e7d9a-2f61-4b3e-9a57-1d2c3b4a5f60
+                     *     event: updated
+                     *     data: {"appointment_id":"7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c","update_type":"updated","changed_attributes":[{"attribute_path":"appointment.status"}],"occurred_at":"2026-11-22T07:02:13.512Z"}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };

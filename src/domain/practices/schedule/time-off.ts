@@ -140,6 +140,16 @@ export async function addTimeOff(
   });
 }
 
+/** The errors of a time-off listing's `from` and `to` past their schema: real dates (also for raw, unvalidated input). */
+export function timeOffQueryErrors(q: { from?: unknown; to?: unknown }): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const f of ['from', 'to'] as const) {
+    const v = q[f];
+    if (v !== undefined && (typeof v !== 'string' || !isLocalDate(v))) errors.push({ field: f, message: 'must be a date YYYY-MM-DD' });
+  }
+  return errors;
+}
+
 /**
  * The caller's practice's time off overlapping local dates `[from, to]` (either bound optional), of one
  * provider when `providerId` is given (`not_found` when not the practice's), by start date; at most `limit`.
@@ -149,9 +159,7 @@ export async function listTimeOff(
   caller: PracticeCaller,
   q: { providerId?: string | undefined; from?: string | undefined; to?: string | undefined; limit?: number },
 ): Promise<TimeOff[]> {
-  const errors: FieldError[] = [];
-  if (q.from !== undefined && !isLocalDate(q.from)) errors.push({ field: 'from', message: 'must be a date YYYY-MM-DD' });
-  if (q.to !== undefined && !isLocalDate(q.to)) errors.push({ field: 'to', message: 'must be a date YYYY-MM-DD' });
+  const errors = timeOffQueryErrors(q);
   if (errors.length) throw invalidFields(errors);
   if (q.providerId !== undefined) await practiceProvider(db, caller, q.providerId);
   const providerId = caller.role === 'provider' ? (caller.providerId ?? '') : q.providerId;

@@ -25,21 +25,32 @@ export interface WeeklyHoursBlock {
 /** At most this many blocks per provider-location (the directory document's limit). */
 export const MAX_WEEKLY_BLOCKS = 500;
 
-/** The errors of `hours` past its schema: order of each block, and visit reasons that exist (the import's rules). */
-async function hoursErrors(db: Kysely<Database>, env: PracticeCaller['env'], hours: WeeklyHoursBlock[]): Promise<FieldError[]> {
+const HHMM = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
+
+/**
+ * The errors of `hours` past its schema: order of each block, and visit reasons that exist (the
+ * import's rules). Safe on raw, unvalidated input (docs/api/errors.md, "Validation"): what is not the
+ * right shape is left to the schema's errors.
+ */
+export async function hoursErrors(db: Kysely<Database>, env: PracticeCaller['env'], input: unknown): Promise<FieldError[]> {
   const errors: FieldError[] = [];
+  if (!Array.isArray(input)) return errors;
+  const hours = input.map((b): Partial<Record<keyof WeeklyHoursBlock, unknown>> => (b && typeof b === 'object' ? b : {}));
   if (hours.length > MAX_WEEKLY_BLOCKS) errors.push({ field: 'hours', message: `at most ${MAX_WEEKLY_BLOCKS} blocks` });
   hours.forEach((b, i) => {
-    if (b.end <= b.start) errors.push({ field: `hours[${i}].end`, message: 'must be after start' });
+    if (typeof b.start === 'string' && typeof b.end === 'string' && HHMM.test(b.start) && HHMM.test(b.end) && b.end <= b.start) {
+      errors.push({ field: `hours[${i}].end`, message: 'must be after start' });
+    }
   });
-  const asked = [...new Set(hours.flatMap((b) => b.visit_reason_ids ?? []))];
+  const reasonsOf = (b: (typeof hours)[number]): unknown[] => (Array.isArray(b.visit_reason_ids) ? b.visit_reason_ids : []);
+  const asked = [...new Set(hours.flatMap(reasonsOf).filter((id): id is string => typeof id === 'string'))];
   if (asked.length) {
     const known = new Set(
       (await db.selectFrom('visit_reasons').select('id').where('env', '=', env).where('id', '=', sql<string>`ANY(${asked}::text[])`).execute()).map((r) => r.id),
     );
     hours.forEach((b, i) =>
-      b.visit_reason_ids?.forEach((id, k) => {
-        if (!known.has(id)) errors.push({ field: `hours[${i}].visit_reason_ids[${k}]`, message: `unknown visit reason ${id}` });
+      reasonsOf(b).forEach((id, k) => {
+        if (typeof id === 'string' && !known.has(id)) errors.push({ field: `hours[${i}].visit_reason_ids[${k}]`, message: `unknown visit reason ${id}` });
       }),
     );
   }

@@ -21,14 +21,9 @@ import { staffOf } from '../../../http/practice-request.js';
 import { ChangeSignal } from '../../../lib/change-signal.js';
 import { errorResponses, nextUrl, pageEnvelope } from '../../v1/common-schemas.js';
 import type { PracticeRouteDeps } from '../deps.js';
-import { practiceSecurity } from '../index.js';
+import { practiceSecurity } from '../security.js';
 import { closeStreamsOnClose, EventStreams } from './events.js';
 import { AppointmentParams, CalendarQuery, CalendarResponse, CancelBody, DetailResponse, ListItem, ListQuery, MoveBody, MoveResponse } from './schemas.js';
-
-export interface PracticeAppointmentDeps extends PracticeRouteDeps {
-  /** How often an events stream reads the outbox (ms); default 500. */
-  eventPollMs?: number;
-}
 
 const tags = ['practice'];
 
@@ -37,7 +32,7 @@ const needs = (scope: PracticeScope) => async (req: FastifyRequest) => requirePr
 /** A route's guard hook and its OpenAPI security requirement, for `scope`. */
 const scoped = (scope: PracticeScope) => ({ onRequest: needs(scope), security: practiceSecurity(scope) });
 
-export const practiceAppointmentRoutes: FastifyPluginAsyncTypebox<PracticeAppointmentDeps> = async (app, { config, db, appointmentChanges, eventPollMs }) => {
+export const practiceAppointmentRoutes: FastifyPluginAsyncTypebox<PracticeRouteDeps> = async (app, { config, db, appointmentChanges, eventPollMs }) => {
   const clock = new LocalClock();
   const streams = new EventStreams();
   closeStreamsOnClose(app, streams);
@@ -116,7 +111,7 @@ export const practiceAppointmentRoutes: FastifyPluginAsyncTypebox<PracticeAppoin
   const simple = [
     ['confirm', 'Confirm a booking waiting for the provider', 'A manual-confirmation booking in pending_booking becomes confirmed; the booking developer gets the webhook.', (id: string, s: StaffPrincipal, r: string) => staffConfirm(db, s, id, { requestId: r })],
     ['decline', 'Decline a booking the provider cannot take', 'pending_booking becomes booking_failed and the time is released; the booking developer gets the webhook.', (id: string, s: StaffPrincipal, r: string) => staffDecline(db, s, id, { requestId: r })],
-    ['arrived', 'Record that the patient arrived', 'The status does not change; the booking developer gets the webhook.', (id: string, s: StaffPrincipal, r: string) => staffMarkStatus(db, s, id, 'arrived', { requestId: r })],
+    ['arrived', 'Record that the patient arrived', 'Allowed in any status, which it does not change; the booking developer gets the webhook.', (id: string, s: StaffPrincipal, r: string) => staffMarkStatus(db, s, id, 'arrived', { requestId: r })],
     ['no_show', 'Record that the patient did not come', 'Only from the start time until two days after it; the booking developer gets the webhook.', (id: string, s: StaffPrincipal, r: string) => staffMarkStatus(db, s, id, 'no_show', { requestId: r })],
   ] as const;
   for (const [name, summary, description, run] of simple) {
@@ -124,7 +119,7 @@ export const practiceAppointmentRoutes: FastifyPluginAsyncTypebox<PracticeAppoin
       `/appointments/:appointment_id/${name}`,
       {
         onRequest: write.onRequest,
-        schema: { tags, summary, security: write.security, description, params: AppointmentParams, response: { 200: MoveResponse, ...errorResponses(404, 409) } },
+        schema: { tags, summary, security: write.security, description, params: AppointmentParams, response: { 200: MoveResponse, ...(name === 'arrived' ? errorResponses(404) : errorResponses(404, 409)) } },
       },
       async (req) => moved(await run(req.params.appointment_id, staffOf(req), String(req.id)), String(req.id)),
     );

@@ -12,9 +12,9 @@ import { Type } from 'typebox';
 import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
 import { updateProviderLocationSettings, type ProviderLocationSettingsInput } from '../../../domain/practices/schedule/settings.js';
-import { addTimeOff, listTimeOff, removeTimeOff, timeOffErrors } from '../../../domain/practices/schedule/time-off.js';
+import { addTimeOff, listTimeOff, removeTimeOff, timeOffErrors, timeOffQueryErrors } from '../../../domain/practices/schedule/time-off.js';
 import { getSchedule } from '../../../domain/practices/schedule/view.js';
-import { replaceWeeklyHours, type WeeklyHoursBlock } from '../../../domain/practices/schedule/weekly-hours.js';
+import { hoursErrors, replaceWeeklyHours, type WeeklyHoursBlock } from '../../../domain/practices/schedule/weekly-hours.js';
 import { requirePracticeScope, type PracticeScope, type StaffPrincipal } from '../../../domain/practices/staff-principal.js';
 import { staffOf } from '../../../http/practice-request.js';
 import { errorResponses } from '../../v1/common-schemas.js';
@@ -66,6 +66,7 @@ export const practiceScheduleRoutes: FastifyPluginAsyncTypebox<PracticeScheduleR
   }, async (req) => ({ request_id: String(req.id), data: await getSchedule(db, caller(req, 'practice.read'), req.params.provider_location_id) }));
 
   app.put(`${plPath}/weekly_hours`, {
+    config: { alsoCheck: (req) => hoursErrors(db, staffOf(req).env, (req.body as { hours?: unknown } | null)?.hours) },
     schema: {
       tags,
       summary: "Replace a provider-location's weekly hours",
@@ -105,6 +106,7 @@ export const practiceScheduleRoutes: FastifyPluginAsyncTypebox<PracticeScheduleR
   });
 
   app.get('/time_off', {
+    config: { alsoCheck: (req) => timeOffQueryErrors((req.query ?? {}) as Record<string, unknown>) },
     schema: {
       tags,
       summary: "List the practice's time off",

@@ -1,0 +1,33 @@
+/**
+ * The operator's side of production access (docs/api/admin.md#production-requests): list the
+ * console accounts' requests, and grant one (the production developer, owned by the same account).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import { grantProduction, listProductionRequests } from '../../domain/console/production.js';
+import { ErrorBody } from '../v1/common-schemas.js';
+import { ProductionRequest } from '../console/schemas.js';
+
+export const adminProductionRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: Db }> = async (app, { config, db }) => {
+  app.get('/production-requests', {
+    schema: {
+      tags: ['admin'],
+      summary: 'List production requests',
+      security: [{ AdminToken: [] }],
+      querystring: Type.Object({ status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('granted'), Type.Literal('refused')])) }),
+      response: { 200: Type.Object({ data: Type.Array(ProductionRequest) }) },
+    },
+  }, async (req) => ({ data: await listProductionRequests(db, config.appEnv, req.query.status) }));
+
+  app.post('/production-requests/:request_id/grant', {
+    schema: {
+      tags: ['admin'],
+      summary: 'Grant a production request',
+      security: [{ AdminToken: [] }],
+      params: Type.Object({ request_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+      response: { 200: Type.Object({ data: Type.Intersect([ProductionRequest, Type.Object({ app_id: Type.String({ description: 'The production developer\'s first app' }) })]) }), 404: ErrorBody, 409: ErrorBody },
+    },
+  }, async (req) => ({ data: await grantProduction(db, config.appEnv, req.params.request_id) }));
+};
