@@ -36,6 +36,7 @@ import { calendarRoutes } from '../routes/v1/calendar/index.js';
 import { webhookRoutes } from '../routes/v1/webhooks/index.js';
 import { attachmentRoutes } from '../routes/v1/attachments/index.js';
 import { demoRoutes } from '../routes/demo/index.js';
+import { practiceWorkspaceRoutes } from '../routes/practice-workspace/index.js';
 import { makeGuard } from './auth-guard.js';
 import { makePracticeGuard } from './practice-guard.js';
 import { installIdempotency } from './idempotency.js';
@@ -236,6 +237,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // The booking demo at /demo (issue #7): sandbox only, so production answers 404.
   if (config.appEnv === 'sandbox') await app.register(demoRoutes, { config, db });
+  // The practice workspace at /practice (issue #18, docs/decisions/0014): every environment.
+  await app.register(practiceWorkspaceRoutes, { config });
 
   return app;
 }
