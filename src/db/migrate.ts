@@ -19,6 +19,7 @@ import * as m0013 from './migrations/0013_practice_accounts.js';
 import * as m0014 from './migrations/0014_practice_invitations.js';
 import * as m0015 from './migrations/0015_time_off.js';
 import * as m0017 from './migrations/0017_request_log.js';
+import * as m0019 from './migrations/0019_delivery_response_excerpt.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014_practice_invitations': m0014,
   '0015_time_off': m0015,
   '0017_request_log': m0017,
+  '0019_delivery_response_excerpt': m0019,
 };
 
 class StaticProvider implements MigrationProvider {
