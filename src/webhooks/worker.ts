@@ -170,6 +170,14 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
 }
 
 /**
+ * An event's state when it is sent again (docs/api/webhooks.md#delivery-and-retries): due now, with
+ * a fresh 48-hour retry window from `now` and its attempts counted from zero.
+ */
+export function replayedState(now: Date) {
+  return { status: 'pending' as const, next_attempt_at: now, locked_until: null, attempts: 0, retry_from: now };
+}
+
+/**
  * `webhook replay` (docs/api/admin.md#webhooks, docs/api/webhooks.md#delivery-and-retries): sends again every delivered, failed or `no_endpoint` event of the
  * developer since `since`, with a fresh 48-hour window. Changes the developer's own calls made (`skipped`)
  * are never sent.
@@ -177,7 +185,7 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
 export async function replayEvents(db: Db, developerId: string, since: Date): Promise<number> {
   const res = await db
     .updateTable('outbox_events')
-    .set({ status: 'pending', next_attempt_at: new Date(), locked_until: null, attempts: 0, retry_from: new Date() })
+    .set(replayedState(new Date()))
     .where('developer_id', '=', developerId)
     .where('occurred_at', '>=', since)
     .where('status', 'in', ['delivered', 'failed', 'no_endpoint'])
