@@ -38,7 +38,7 @@ export interface SendResult {
  * database text column cannot hold, becomes U+FFFD too.
  */
 export function responseExcerpt(bytes: Buffer): string {
-  let text = bytes.subarray(0, RESPONSE_EXCERPT_MAX_BYTES).toString('utf8').replace(/\u0000/g, '\ufffd');
+  let text = bytes.subarray(0, RESPONSE_EXCERPT_MAX_BYTES).toString('utf8').replaceAll('\u0000', '\ufffd');
   while (Buffer.byteLength(text) > RESPONSE_EXCERPT_MAX_BYTES) text = Array.from(text).slice(0, -1).join('');
   return text;
 }
