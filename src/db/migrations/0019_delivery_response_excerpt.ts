@@ -17,7 +17,6 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE webhook_deliveries ADD COLUMN response_excerpt text CHECK (octet_length(response_excerpt) <= 256)`.execute(db);
   await sql`ALTER TABLE webhook_deliveries ADD COLUMN answer_withheld boolean NOT NULL DEFAULT false`.execute(db);
-  await sql`CREATE INDEX webhook_deliveries_developer ON webhook_deliveries (developer_id, attempted_at DESC, id DESC)`.execute(db);
   await sql`ALTER TABLE outbox_events ADD COLUMN kind text NOT NULL DEFAULT 'appointment' CHECK (kind IN ('appointment', 'test'))`.execute(db);
   await sql`
     CREATE TABLE usage_daily (
@@ -35,7 +34,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TABLE usage_daily`.execute(db);
   await sql`ALTER TABLE outbox_events DROP COLUMN kind`.execute(db);
-  await sql`DROP INDEX webhook_deliveries_developer`.execute(db);
   await sql`ALTER TABLE webhook_deliveries DROP COLUMN answer_withheld`.execute(db);
   await sql`ALTER TABLE webhook_deliveries DROP COLUMN response_excerpt`.execute(db);
 }
