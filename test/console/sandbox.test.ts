@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, resetSandbox, runFixture } from '../../src/domain/console/sandbox.js';
+import { FIXTURES, listFixtures, resetSandbox, runFixture } from '../../src/domain/console/sandbox.js';
 import { setReceiver } from '../../src/domain/console/webhooks.js';
 import { runEvaluatorOnce } from '../../src/domain/appointments/evaluator.js';
 import { DomainError } from '../../src/domain/errors.js';
@@ -47,7 +47,9 @@ describe(`console sandbox tools (${engineName})`, () => {
   const hooksFor = (appointmentId: string) =>
     rx.received.filter((r) => (r.body as { data?: { appointment_data?: { appointment_id?: string } } }).data?.appointment_data?.appointment_id === appointmentId);
 
-  it('lists the four fixtures with what each does', () => {
+  it('lists the four fixtures with what each does, in the sandbox only', async () => {
+    expect(listFixtures('sandbox')).toEqual(FIXTURES);
+    expect((await domainError(async () => listFixtures('production'))).kind).toBe('refused');
     expect(FIXTURES.map((f) => f.name).sort()).toEqual(['failed', 'manual', 'pending', 'reschedule-failed']);
     expect(FIXTURES.map((f) => f.provider_location_id).sort()).toEqual(['pr_failed|lo_failed', 'pr_manual|lo_manual', 'pr_pending|lo_pending', 'pr_reschedulefailed|lo_reschedulefailed']);
   });

@@ -88,6 +88,12 @@ export const FIXTURES: readonly FixtureInfo[] = [
   },
 ];
 
+/** The fixtures (docs/console.md, "Sandbox tools"). Throws `refused` outside the sandbox. */
+export function listFixtures(env: Env): FixtureInfo[] {
+  sandboxOnly(env);
+  return [...FIXTURES];
+}
+
 /** The test patient fixture runs book (made-up data). */
 const TEST_PATIENT: PatientInput = {
   developer_patient_id: 'sandbox-fixture-run',
