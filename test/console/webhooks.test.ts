@@ -168,6 +168,17 @@ describe(`console webhooks (${engineName})`, () => {
     expect(attempts[1]).toMatchObject({ attempt: 1, status_code: 500 });
   });
 
+  it('replays a test event as a test event, through the worker', async () => {
+    const sent = await sendTestEvent(t.db, 'sandbox', dev.developer_id, out);
+    const before = rx.received.length;
+    await replayDelivery(t.db, 'sandbox', dev.developer_id, sent.event_id);
+    expect(await worker().runOnce()).toBe(1);
+    const [again] = rx.received.slice(before);
+    expect(again!.headers['webhook-id']).toBe(sent.event_id);
+    expect(again!.verifiedWith).toEqual([key]);
+    expect(again!.body).toMatchObject({ event_type: 'test', data: { test_data: { event_id: sent.event_id } } });
+  });
+
   it("refuses another developer's event as not found, and an own change or a waiting event as a conflict", async () => {
     const theirs = await event(other.developer_id);
     await t.db.updateTable('outbox_events').set({ status: 'failed' }).where('id', '=', theirs.id).execute();
