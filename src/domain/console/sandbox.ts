@@ -13,6 +13,7 @@ import type { BookingOutcomePolicy } from '../appointments/outcome-policy.js';
 import type { PatientInput } from '../appointments/patient-rules.js';
 import { rescheduleAppointment } from '../appointments/reschedule.js';
 import { computeAvailability } from '../availability/slot-lists.js';
+import { LocalClock } from '../scheduling/local-time.js';
 import type { ClientPrincipal } from '../credentials/principal.js';
 import { SANDBOX_FIXTURES } from '../directory/sandbox-fixtures.js';
 import { conflict, DomainError, notFound } from '../errors.js';
@@ -94,6 +95,9 @@ export function listFixtures(env: Env): FixtureInfo[] {
   return [...FIXTURES];
 }
 
+/** How many days ahead a fixture run looks for a free time. */
+const FIXTURE_SEARCH_DAYS = 30;
+
 /** The test patient fixture runs book (made-up data). */
 const TEST_PATIENT: PatientInput = {
   developer_patient_id: 'sandbox-fixture-run',
@@ -142,9 +146,12 @@ export async function runFixture(
   const principal = await machinePrincipal(db, env, developerId);
   const now = deps.now ?? new Date();
   const visitReasonId = 'pc_sandbox_visit';
-  const slots = (await computeAvailability(db, { env, providerLocationIds: [fixture.provider_location_id], visitReasonId, patientType: 'new', now, stopAfter: 2 }))
+  // The fixtures are in New York (src/domain/directory/sandbox-fixtures.ts); look a month ahead.
+  const clock = new LocalClock();
+  const from = clock.today('America/New_York', now);
+  const slots = (await computeAvailability(db, { env, providerLocationIds: [fixture.provider_location_id], visitReasonId, patientType: 'new', now, from, to: clock.addDays(from, FIXTURE_SEARCH_DAYS), stopAfter: 2, clock }))
     .get(fixture.provider_location_id)?.slots ?? [];
-  if (slots.length < 2) throw conflict(`the fixture ${name} has no free slot in the next week`, 'name');
+  if (slots.length < 2) throw conflict(`the fixture ${name} has no free time in the next ${FIXTURE_SEARCH_DAYS} days`, 'name');
   const booked = await createAppointment(
     db,
     principal,
