@@ -113,6 +113,15 @@ describe(`console webhooks (${engineName})`, () => {
     await worker().runOnce();
     const [cut] = (await deliveryLog(t.db, 'sandbox', dev.developer_id, { page_size: 1 })).deliveries;
     expect(cut!.response_excerpt).toBe('a' + 'é'.repeat(127));
+    // NUL and invalid bytes (which a text column cannot hold as they are) are stored replaced, still within 256 bytes.
+    rx.answer = Buffer.from(Array.from({ length: 400 }, (_, i) => [0x00, 0xff, 0x41][i % 3]!));
+    const binary = await event();
+    await worker().runOnce();
+    const [bin] = (await deliveryLog(t.db, 'sandbox', dev.developer_id, { page_size: 1 })).deliveries;
+    expect(bin!.event_id).toBe(binary.id);
+    expect(bin!.response_excerpt).not.toContain('\u0000');
+    expect(bin!.response_excerpt!.startsWith('\ufffd\ufffdA')).toBe(true);
+    expect(Buffer.byteLength(bin!.response_excerpt!)).toBeLessThanOrEqual(256);
     rx.answer = 'ok';
   });
 
