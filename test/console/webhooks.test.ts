@@ -12,11 +12,17 @@ import { getReceiver, sendTestEvent, setReceiver, WITHHELD_ERROR } from '../../s
 import { DomainError } from '../../src/domain/errors.js';
 import { uuid } from '../../src/lib/ids.js';
 import { createWebhookWorker } from '../../src/webhooks/worker.js';
+import { isLocalSandbox } from '../../src/config.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery.js';
+import type { PassContext } from '../../src/jobs/loop.js';
+import pino from 'pino';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { engineName } from '../helpers/db.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 const out = { allowPrivateTargets: true, reflectPrivateAnswers: true };
+/** What the job loop gives a pass (src/jobs/loop.ts); the webhook job uses none of it. */
+const passContext = { signal: new AbortController().signal, logger: pino({ level: 'silent' }), logError: () => undefined } as unknown as PassContext;
 
 /** The DomainError `fn` throws (fails the test when it throws nothing or something else). */
 async function domainError(fn: () => Promise<unknown>): Promise<DomainError> {
@@ -134,6 +140,19 @@ describe(`console webhooks (${engineName})`, () => {
     expect(row).toMatchObject({ event_id: id, status_code: null, response_excerpt: null, error: WITHHELD_ERROR, answer_withheld: true, event_status: 'failed' });
     const test = await sendTestEvent(t.db, 'sandbox', dev.developer_id, { allowPrivateTargets: true, reflectPrivateAnswers: false });
     expect(test).toMatchObject({ delivered: true, status_code: null, response_excerpt: null, answer_withheld: true });
+    rx.answer = 'ok';
+  });
+
+  it('the delivery job shows private answers only for a sandbox on a loopback address', async () => {
+    expect([isLocalSandbox('sandbox', '127.0.0.1'), isLocalSandbox('sandbox', '::1'), isLocalSandbox('sandbox', '0.0.0.0'), isLocalSandbox('production', '127.0.0.1')]).toEqual([true, true, false, false]);
+    rx.answer = 'shown or not';
+    for (const host of ['127.0.0.1', '0.0.0.0']) {
+      const { id } = await event();
+      await webhookDeliveryJob({ db: t.db, config: { ...t.config, host, allowPrivateWebhookTargets: true }, engine: t.handle.engine }).pass(passContext);
+      const [row] = (await deliveryLog(t.db, 'sandbox', dev.developer_id, { page_size: 1 })).deliveries;
+      expect(row!.event_id).toBe(id);
+      expect(row!.response_excerpt).toBe(host === '127.0.0.1' ? 'shown or not' : null);
+    }
     rx.answer = 'ok';
   });
 
