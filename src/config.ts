@@ -39,6 +39,14 @@ export function parseTrustProxy(raw: string | undefined): TrustProxy {
  */
 export function allowPrivateTargets(given: boolean | undefined, appEnv: Env, host: string): boolean {
   if (given !== undefined) return given;
+  return isLocalSandbox(appEnv, host);
+}
+
+/**
+ * A sandbox listening on a loopback address: nobody but the machine's own user reaches it, so what a
+ * private webhook receiver answered may be shown (docs/console.md, "Webhooks").
+ */
+export function isLocalSandbox(appEnv: Env, host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '');
   return appEnv === 'sandbox' && (h === 'localhost' || h === '::1' || /^127\./.test(h));
 }

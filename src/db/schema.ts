@@ -537,6 +537,8 @@ export interface OutboxEventsTable {
   last_error: string | null;
   /** Start of the 48-hour retry window: the replay time, or null for the occurrence time. */
   retry_from: NullableTimestamp;
+  /** `test`: a console test event (no appointment; `appointment_id` is empty); migration 0019. */
+  kind: Defaulted<'appointment' | 'test'>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -550,6 +552,10 @@ export interface WebhookDeliveriesTable {
   latency_ms: number;
   error: string | null;
   attempted_at: Timestamp;
+  /** The first bytes (at most 256) of the receiver's answer (migration 0019); never the request body. */
+  response_excerpt: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The receiver's address was private: its answer is not shown to the developer (migration 0019). */
+  answer_withheld: Defaulted<boolean>;
 }
 
 export interface IdempotencyKeysTable {
@@ -595,6 +601,16 @@ export interface RequestLogTable {
   error: ColumnType<unknown, string | null, string | null>;
 }
 
+/** Requests and errors of one client on one UTC day (migration 0019; docs/console.md, "Usage"). */
+export interface UsageDailyTable {
+  env: Env;
+  developer_id: string;
+  client_id: string;
+  day: ColumnType<string, string, string>;
+  requests: number;
+  errors: number;
+}
+
 export interface AuditLogTable {
   id: Generated<string>;
   env: Env;
@@ -617,6 +633,7 @@ export interface Database {
   apps: AppsTable;
   production_requests: ProductionRequestsTable;
   request_log: RequestLogTable;
+  usage_daily: UsageDailyTable;
   practice_invitations: PracticeInvitationsTable;
   signing_keys: SigningKeysTable;
   token_families: TokenFamiliesTable;

@@ -3,6 +3,7 @@
  * process's environment (`createWebhookWorker(...).runOnce`, src/webhooks/worker.ts), every
  * `WORKER_POLL_MS`, at once again after a full batch.
  */
+import { isLocalSandbox } from '../config.js';
 import { BATCH, createWebhookWorker } from '../webhooks/worker.js';
 import type { JobDeps } from './job-deps.js';
 import type { Job } from './loop.js';
@@ -12,6 +13,7 @@ export function webhookDeliveryJob({ db, config }: JobDeps): Job {
   const worker = createWebhookWorker(db, {
     env: config.appEnv,
     allowPrivateTargets: config.allowPrivateWebhookTargets,
+    reflectPrivateAnswers: isLocalSandbox(config.appEnv, config.host),
     baseDelayMs: config.webhookRetryBaseMs,
   });
   return {

@@ -47,3 +47,22 @@ export function webhookBody(
     },
   };
 }
+
+/** The body of a console test event (docs/console.md, "Webhooks"): names no appointment. */
+export interface TestWebhookBody {
+  event_type: 'test';
+  webhook_timestamp: string;
+  data: { data_type: 'test_data'; test_data: { event_id: string; developer_id: string; message: string } };
+}
+
+/**
+ * A test event's body (docs/console.md, "Webhooks"): `event_type` `test`, so a receiver that acts on
+ * `appointment_updated` ignores it, signed and sent exactly like an appointment event.
+ */
+export function testWebhookBody(e: { eventId: string; developerId: string }, now: Date): TestWebhookBody {
+  return {
+    event_type: 'test',
+    webhook_timestamp: now.toISOString(),
+    data: { data_type: 'test_data', test_data: { event_id: e.eventId, developer_id: e.developerId, message: 'A test event sent from the developer console.' } },
+  };
+}

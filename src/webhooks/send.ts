@@ -9,6 +9,8 @@ import { isIP, type LookupFunction } from 'node:net';
 import { checkAddress, checkUrl, isPrivateAddress, TargetRefused, type TargetPolicy } from './target-policy.js';
 
 export const WEBHOOK_TIMEOUT_MS = 5000;
+/** Most bytes of the receiver's answer kept (docs/console.md, "Webhooks"). */
+export const RESPONSE_EXCERPT_MAX_BYTES = 256;
 
 export interface SendResult {
   statusCode: number | null;
@@ -22,6 +24,23 @@ export interface SendResult {
   refused: boolean;
   /** True when the receiver was on a private or loopback address: what it answered is never reported to a caller. */
   privateTarget: boolean;
+  /**
+   * The first bytes of the receiver's answer as text: at most {@link RESPONSE_EXCERPT_MAX_BYTES} bytes
+   * of UTF-8, whole characters only, NUL replaced; null when no answer came.
+   */
+  excerpt: string | null;
+}
+
+/**
+ * The kept start of an answer: the first {@link RESPONSE_EXCERPT_MAX_BYTES} bytes decoded as UTF-8,
+ * then whole characters dropped from the end until its UTF-8 form fits again (a character cut in half
+ * or an invalid byte decodes to U+FFFD, which is longer than the byte it replaces). NUL, which a
+ * database text column cannot hold, becomes U+FFFD too.
+ */
+export function responseExcerpt(bytes: Buffer): string {
+  let text = bytes.subarray(0, RESPONSE_EXCERPT_MAX_BYTES).toString('utf8').replaceAll('\u0000', '\ufffd');
+  while (Buffer.byteLength(text) > RESPONSE_EXCERPT_MAX_BYTES) text = Array.from(text).slice(0, -1).join('');
+  return text;
 }
 
 function guardedLookup(policy: TargetPolicy, onPrivate: () => void): LookupFunction {
@@ -45,7 +64,9 @@ function guardedLookup(policy: TargetPolicy, onPrivate: () => void): LookupFunct
 export function sendWebhook(url: string, body: string, headers: Record<string, string>, policy: TargetPolicy, timeoutMs = WEBHOOK_TIMEOUT_MS): Promise<SendResult> {
   const started = performance.now();
   let privateTarget = false;
-  const done = (statusCode: number | null, error: string | null, refused = false): SendResult => ({ statusCode, error, refused, privateTarget, latencyMs: Math.round(performance.now() - started) });
+  const done = (statusCode: number | null, error: string | null, refused = false, excerpt: string | null = null): SendResult => ({
+    statusCode, error, refused, privateTarget, excerpt, latencyMs: Math.round(performance.now() - started),
+  });
   let target: URL;
   try {
     target = checkUrl(url, policy);
@@ -66,9 +87,19 @@ export function sendWebhook(url: string, body: string, headers: Record<string, s
         timeout: timeoutMs,
       },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(done(res.statusCode ?? null, null)));
-        res.on('error', () => resolve(done(res.statusCode ?? null, null)));
+        // Only the first bytes are kept; the rest is read and dropped.
+        const head: Buffer[] = [];
+        let kept = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (kept < RESPONSE_EXCERPT_MAX_BYTES) {
+            const part = chunk.subarray(0, RESPONSE_EXCERPT_MAX_BYTES - kept);
+            head.push(part);
+            kept += part.length;
+          }
+        });
+        const excerpt = () => responseExcerpt(Buffer.concat(head));
+        res.on('end', () => resolve(done(res.statusCode ?? null, null, false, excerpt())));
+        res.on('error', () => resolve(done(res.statusCode ?? null, null, false, excerpt())));
       },
     );
     const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);

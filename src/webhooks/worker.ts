@@ -11,10 +11,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Env } from '../db/schema.js';
 import { webhookEndpointFor, type WebhookEndpoint } from './endpoints.js';
-import { webhookBody, type ChangedAttribute } from './payload.js';
+import { testWebhookBody, webhookBody, type ChangedAttribute } from './payload.js';
 import { isRetryable, sendWebhook, type SendResult } from './send.js';
 import { signatureHeader } from './signature.js';
-import { policyFor } from './target-policy.js';
+import { policyFor, type TargetPolicy } from './target-policy.js';
 
 export const RETRY_WINDOW_MS = 48 * 3600_000;
 /** A claim's lease: longer than one delivery's timeout; an expired lease makes the event claimable again. */
@@ -25,6 +25,12 @@ export const BATCH = 20;
 export interface WorkerOptions {
   env: Env;
   allowPrivateTargets: boolean;
+  /**
+   * Whether what a private receiver answered may be shown to the developer (docs/console.md,
+   * "Webhooks"): only where nobody but the machine's own user can reach the service (a sandbox on a
+   * loopback address, `isLocalSandbox` in src/config.ts). Default false.
+   */
+  reflectPrivateAnswers?: boolean;
   /** First retry delay; doubles per attempt up to `maxDelayMs` (default 5 s, 1 h). */
   baseDelayMs?: number;
   maxDelayMs?: number;
@@ -42,6 +48,7 @@ interface ClaimedEvent {
   attempts: number;
   occurred_at: Date;
   retry_from: Date | null;
+  kind: 'appointment' | 'test';
 }
 
 /**
@@ -63,8 +70,38 @@ async function claim(db: Db, env: Env): Promise<ClaimedEvent[]> {
       ORDER BY next_attempt_at
       LIMIT ${BATCH}
       FOR UPDATE SKIP LOCKED)
-    RETURNING id, env, developer_id, appointment_id, update_type, changed_attributes, attempts, occurred_at, retry_from`.execute(db);
+    RETURNING id, env, developer_id, appointment_id, update_type, changed_attributes, attempts, occurred_at, retry_from, kind`.execute(db);
   return res.rows.map((r) => ({ ...r, occurred_at: new Date(r.occurred_at), retry_from: r.retry_from ? new Date(r.retry_from) : null }));
+}
+
+/**
+ * Signs and sends one event to `endpoint` (docs/api/webhooks.md#signature): an appointment event's
+ * body (docs/api/webhooks.md#event-body), or a console test event's (docs/console.md, "Webhooks").
+ * `webhook-id` is the event's id, the same on every attempt.
+ */
+export async function sendEvent(
+  e: Pick<ClaimedEvent, 'id' | 'developer_id' | 'appointment_id' | 'update_type' | 'changed_attributes' | 'occurred_at' | 'kind'>,
+  endpoint: WebhookEndpoint,
+  now: Date,
+  policy: TargetPolicy,
+): Promise<SendResult> {
+  const body = JSON.stringify(
+    e.kind === 'test'
+      ? testWebhookBody({ eventId: e.id, developerId: e.developer_id }, now)
+      : webhookBody({ appointmentId: e.appointment_id, occurredAt: e.occurred_at, updateType: e.update_type, changedAttributes: e.changed_attributes }, now),
+  );
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return sendWebhook(endpoint.url, body, { 'webhook-id': e.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(endpoint.keys, timestamp, body) }, policy);
+}
+
+/**
+ * What an attempt's record keeps of the answer: the excerpt, unless the receiver's address was private
+ * and such answers may not be reflected (then `answer_withheld`, and the console shows neither the
+ * status nor the excerpt; docs/webhooks.md, "Where webhooks may go").
+ */
+export function answerRecord(result: SendResult, reflectPrivateAnswers: boolean): { response_excerpt: string | null; answer_withheld: boolean } {
+  const withheld = result.privateTarget && !reflectPrivateAnswers;
+  return { response_excerpt: withheld ? null : result.excerpt, answer_withheld: withheld };
 }
 
 /** A developer's receiver, read once per pass however many of the pass's events are theirs. */
@@ -78,16 +115,7 @@ async function deliver(db: Db, e: ClaimedEvent, o: Required<WorkerOptions>, endp
     await db.updateTable('outbox_events').set({ status: 'no_endpoint', locked_until: null, last_error: 'no webhook endpoint registered' }).where('id', '=', e.id).execute();
     return;
   }
-  const body = JSON.stringify(
-    webhookBody({ appointmentId: e.appointment_id, occurredAt: e.occurred_at, updateType: e.update_type, changedAttributes: e.changed_attributes }, now),
-  );
-  const timestamp = Math.floor(now.getTime() / 1000);
-  const result: SendResult = await sendWebhook(
-    endpoint.url,
-    body,
-    { 'webhook-id': e.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(endpoint.keys, timestamp, body) },
-    policyFor(o.env, o.allowPrivateTargets),
-  );
+  const result = await sendEvent(e, endpoint, now, policyFor(o.env, o.allowPrivateTargets));
   const attempt = e.attempts + 1;
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   const error = ok ? null : (result.error ?? `HTTP ${result.statusCode}`);
@@ -98,7 +126,7 @@ async function deliver(db: Db, e: ClaimedEvent, o: Required<WorkerOptions>, endp
     .with('attempt', (q) =>
       q
         .insertInto('webhook_deliveries')
-        .values({ env: e.env, developer_id: e.developer_id, event_id: e.id, attempt, url: endpoint.url, status_code: result.statusCode, latency_ms: result.latencyMs, error })
+        .values({ env: e.env, developer_id: e.developer_id, event_id: e.id, attempt, url: endpoint.url, status_code: result.statusCode, latency_ms: result.latencyMs, error, ...answerRecord(result, o.reflectPrivateAnswers) })
         .returning('event_id'),
     )
     .updateTable('outbox_events')
@@ -120,6 +148,7 @@ export interface WebhookWorker {
 /** Creates the worker; the webhook delivery job (src/jobs/webhook-delivery.ts) runs its passes in a loop. */
 export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWorker {
   const o = {
+    reflectPrivateAnswers: false,
     baseDelayMs: 5000,
     maxDelayMs: 3600_000,
     now: () => new Date(),
@@ -141,6 +170,14 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
 }
 
 /**
+ * An event's state when it is sent again (docs/api/webhooks.md#delivery-and-retries): due now, with
+ * a fresh 48-hour retry window from `now` and its attempts counted from zero.
+ */
+export function replayedState(now: Date) {
+  return { status: 'pending' as const, next_attempt_at: now, locked_until: null, attempts: 0, retry_from: now };
+}
+
+/**
  * `webhook replay` (docs/api/admin.md#webhooks, docs/api/webhooks.md#delivery-and-retries): sends again every delivered, failed or `no_endpoint` event of the
  * developer since `since`, with a fresh 48-hour window. Changes the developer's own calls made (`skipped`)
  * are never sent.
@@ -148,7 +185,7 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
 export async function replayEvents(db: Db, developerId: string, since: Date): Promise<number> {
   const res = await db
     .updateTable('outbox_events')
-    .set({ status: 'pending', next_attempt_at: new Date(), locked_until: null, attempts: 0, retry_from: new Date() })
+    .set(replayedState(new Date()))
     .where('developer_id', '=', developerId)
     .where('occurred_at', '>=', since)
     .where('status', 'in', ['delivered', 'failed', 'no_endpoint'])

@@ -30,11 +30,13 @@ export interface Receiver {
   received: Received[];
   /** Status to answer with for the next requests (shifted per request; default 200). */
   plan: number[];
+  /** The body every answer carries (default `ok`). */
+  answer: string | Buffer;
   close(): Promise<void>;
 }
 
 export async function startReceiver(keys: string[], port = testPort()): Promise<Receiver> {
-  const r: Receiver = { url: `http://127.0.0.1:${port}/hook`, port, received: [], plan: [], close: async () => undefined };
+  const r: Receiver = { url: `http://127.0.0.1:${port}/hook`, port, received: [], plan: [], answer: 'ok', close: async () => undefined };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (d) => (raw += String(d)));
@@ -43,7 +45,7 @@ export async function startReceiver(keys: string[], port = testPort()): Promise<
       const sig = String(req.headers['webhook-signature'] ?? '');
       r.received.push({ headers: req.headers, raw, body: JSON.parse(raw || 'null'), verifiedWith: keys.filter((k) => verify(k, ts, raw, sig)) });
       res.statusCode = r.plan.shift() ?? 200;
-      res.end('ok');
+      res.end(r.answer);
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

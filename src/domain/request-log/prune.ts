@@ -8,6 +8,17 @@ import type { Database } from '../../db/schema.js';
 
 export const REQUEST_LOG_RETENTION_DAYS = 7;
 export const REQUEST_LOG_MAX_PER_DEVELOPER = 10_000;
+/** Days of daily usage counters kept (docs/console.md, "Usage"). */
+export const USAGE_RETENTION_DAYS = 90;
+
+/** Deletes the daily usage counters of days more than `days` before today (UTC); answers how many went. */
+export async function pruneUsageDaily(db: Kysely<Database>, days = USAGE_RETENTION_DAYS): Promise<number> {
+  const res = await db
+    .deleteFrom('usage_daily')
+    .where('day', '<', sql<string>`((now() AT TIME ZONE 'UTC')::date - ${days}::int)`)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
 
 /** Deletes expired entries and each developer's entries past the newest `max`; answers how many went. */
 export async function pruneRequestLog(db: Kysely<Database>, opts: { retentionDays?: number; maxPerDeveloper?: number } = {}): Promise<number> {
