@@ -217,6 +217,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     prefix: '/console/v1',
     config,
     db,
+    outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes,
     consoleGuard: makeConsoleGuard(createConsoleTokenVerifier({ config, db, reader }), limiter),
   });
 

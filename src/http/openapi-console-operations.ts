@@ -38,4 +38,48 @@ export const CONSOLE_OPERATIONS: Record<string, { operationId: string; descripti
     operationId: 'requestProductionAccess',
     description: 'Asks the operator for production access, with the company and the intended use. 409 when the account has no sandbox developer, already has a request pending, or already has production access.',
   },
+  'GET /console/v1/developers/{developer_id}/request-log': {
+    operationId: 'readConsoleRequestLog',
+    description: 'Your developer\'s API calls of the last 7 days (at most the newest 10,000), newest first: method, path without query values, status, latency, `request_id` and a refused call\'s error body. Search by `request_id`, filter by `status`, page with `next_cursor`.',
+  },
+  'GET /console/v1/developers/{developer_id}/usage': {
+    operationId: 'readConsoleUsage',
+    description: 'Requests and errors per client and UTC day for the last `days` days, and the rate-limit headroom: your limit per minute against your calls of the last minute.',
+  },
+  'POST /console/v1/developers/{developer_id}/sandbox/reset': {
+    operationId: 'resetConsoleSandbox',
+    description: 'Deletes your sandbox appointments, patients, attachments, webhook events and deliveries, Idempotency-Key records and request log in one transaction, and answers how many of each went. Refused in production.',
+  },
+  'GET /console/v1/developers/{developer_id}/sandbox/fixtures': {
+    operationId: 'listConsoleSandboxFixtures',
+    description: 'The sandbox\'s fixture provider-locations, the fixed outcome of each, and whether a webhook follows. Refused in production.',
+  },
+  'POST /console/v1/developers/{developer_id}/sandbox/fixtures/{name}/run': {
+    operationId: 'runConsoleSandboxFixture',
+    description: 'Books a test patient at a fixture\'s next free time with your machine credential, so its fixed outcome follows with its webhook. Refused in production.',
+  },
+  'PUT /console/v1/developers/{developer_id}/webhook': {
+    operationId: 'setConsoleWebhook',
+    description: 'Sets your webhook receiver\'s URL and signing key; without a key one is generated and shown once. The URL follows the outbound address rules.',
+  },
+  'GET /console/v1/developers/{developer_id}/webhook': {
+    operationId: 'getConsoleWebhook',
+    description: 'Your webhook receiver\'s URL and whether a replaced key still signs; never the key.',
+  },
+  'POST /console/v1/developers/{developer_id}/webhook/test': {
+    operationId: 'sendConsoleTestEvent',
+    description: 'Sends one signed `test` event to your receiver now and answers what it answered; the attempt appears in the delivery log.',
+  },
+  'GET /console/v1/developers/{developer_id}/webhook/deliveries': {
+    operationId: 'listConsoleDeliveries',
+    description: 'Your webhook delivery attempts, newest first, with status code, latency, error and the first bytes of the receiver\'s answer; filter by appointment and status.',
+  },
+  'POST /console/v1/developers/{developer_id}/webhook/deliveries/{event_id}/replay': {
+    operationId: 'replayConsoleDelivery',
+    description: 'Makes one of your delivered, failed or undelivered events due again; the delivery worker sends it within seconds.',
+  },
+  'POST /console/v1/developers/{developer_id}/webhook/replays': {
+    operationId: 'replayConsoleFailedDeliveries',
+    description: 'Makes every failed or undelivered event since a time due again; answers how many.',
+  },
 };

@@ -4,15 +4,20 @@
  * in it, `GET /me`, apps and credentials, and the production request.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import type { BookingOutcomePolicy } from '../../domain/appointments/outcome-policy.js';
 import { consoleOverview } from '../../domain/console/overview.js';
+import { notFound } from '../../domain/errors.js';
 import { requestProduction } from '../../domain/console/production.js';
 import { consoleUserOf } from '../../http/console-request.js';
 import { errorResponses } from '../v1/common-schemas.js';
 import { consoleAppRoutes } from './apps.js';
+import { consoleLogRoutes } from './tools/logs.js';
+import { consoleSandboxRoutes } from './tools/sandbox.js';
+import { consoleWebhookRoutes } from './tools/webhooks.js';
 import { Me, ProductionRequest, ProductionRequestBody } from './schemas.js';
 import { consoleSecurity } from './security.js';
 
@@ -22,11 +27,18 @@ export { consoleSecurity };
 export interface ConsoleRouteDeps {
   config: Config;
   db: Db;
+  /** Outcomes forced on bookings (the sandbox fixtures'), for the sandbox tools' fixture runs. */
+  outcomes: BookingOutcomePolicy;
+}
+
+/** The tool routes' ownership check: a developer the signed-in account does not own is `not_found` (as one that does not exist). */
+function ownsDeveloper(req: FastifyRequest, developerId: string): void {
+  if (!consoleUserOf(req).developerIds.includes(developerId)) throw notFound(`developer ${developerId} not found`, 'developer_id');
 }
 
 /** The `/console/v1` scope; `consoleGuard` (src/http/console-guard.ts) runs for every route registered here. */
 export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteDeps & { consoleGuard: onRequestAsyncHookHandler }> = async (app, opts) => {
-  const deps: ConsoleRouteDeps = { config: opts.config, db: opts.db };
+  const deps: ConsoleRouteDeps = { config: opts.config, db: opts.db, outcomes: opts.outcomes };
   const { db } = deps;
   app.addHook('onRequest', opts.consoleGuard);
 
@@ -54,6 +66,9 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteDeps & { conso
 
   await app.register(consoleAppRoutes, { db });
 
-  // ---- Console API sub-areas (webhooks, delivery log, request log, usage, sandbox tools): register them here with `deps`. ----
-  // ---- end of sub-areas ----
+  // The developer tools (webhooks, delivery log, request log, usage, sandbox), each under /developers/{developer_id}.
+  const tools = { ...deps, ownsDeveloper, security: consoleSecurity };
+  await app.register(consoleWebhookRoutes, tools);
+  await app.register(consoleLogRoutes, tools);
+  await app.register(consoleSandboxRoutes, tools);
 };
