@@ -78,6 +78,7 @@ describe('rate limits per credential', () => {
       // One developer known to both apps (each has its own database): same client id, same key.
       const d = await newDeveloper(a, 'shared');
       await b.db.insertInto('developers').values({ id: d.developer_id, env: 'sandbox', name: 'shared' }).execute();
+      await b.db.insertInto('apps').values(await a.db.selectFrom('apps').selectAll().where('developer_id', '=', d.developer_id).execute()).execute();
       const rows = await a.db.selectFrom('oauth_clients').selectAll().where('developer_id', '=', d.developer_id).execute();
       await b.db.insertInto('oauth_clients').values(rows.map((r) => ({ ...r, created_at: r.created_at, secret_rotated_at: r.secret_rotated_at }))).execute();
       const ta = await clientToken(a, d);
