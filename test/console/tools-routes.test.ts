@@ -21,6 +21,7 @@ import { newConsoleAccount, type ConsoleLogin } from '../helpers/console.js';
 import { engineName } from '../helpers/db.js';
 import { addPracticeB, PRACTICE_B, practiceMember } from '../helpers/practice.js';
 import { scaled } from '../helpers/scale.js';
+import { patient } from '../appointments/fixtures.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 type Method = 'GET' | 'PUT' | 'POST';
@@ -215,6 +216,28 @@ describe(`console developer tool routes (${engineName})`, () => {
     expect(rxB.received).toEqual([]);
   });
 
+  it("a /v1 booking with A's machine token at the `failed` fixture: its webhook shows in A's delivery log, not B's", async () => {
+    const pl = 'pr_failed|lo_failed';
+    const q = new URLSearchParams({ provider_location_ids: pl, visit_reason_id: 'pc_sandbox_visit', patient_type: 'new' });
+    const avail = await t.app.inject({ url: `/v1/provider_locations/availability?${q}`, headers: bearer(a.machineToken) });
+    expect(avail.statusCode).toBe(200);
+    const slot = (avail.json().data[0].timeslots as { start_time: string }[])[0]!;
+    const booked = await t.app.inject({
+      method: 'POST', url: '/v1/appointments', headers: bearer(a.machineToken),
+      payload: { appointment_type: 'providers', data: { start_time: slot.start_time, visit_reason_id: 'pc_sandbox_visit', provider_location_id: pl, patient_type: 'new', patient: patient() } },
+    });
+    expect(booked.statusCode).toBe(200);
+    const appointmentId = booked.json().data.appointment_id as string;
+    await runEvaluatorOnce(t.db, { env: 'sandbox', outcomes: sandboxBookingOutcomes });
+    await worker().runOnce();
+    const hook = rx.received.find((r) => (r.body as { data?: { appointment_data?: { appointment_id?: string } } }).data?.appointment_data?.appointment_id === appointmentId);
+    expect(hook?.verifiedWith).toEqual([keyA]);
+    const log = await call(a, 'GET', `${base(a.developerId)}/webhook/deliveries?appointment_id=${encodeURIComponent(appointmentId)}`);
+    expect(log.json().data.deliveries).toEqual([expect.objectContaining({ event_id: hook!.headers['webhook-id'], update_type: 'updated', event_status: 'delivered' })]);
+    const bLog = await call(b, 'GET', `${base(b.developerId)}/webhook/deliveries?appointment_id=${encodeURIComponent(appointmentId)}`);
+    expect(bLog.json().data.deliveries).toEqual([]);
+  });
+
   it("GET request-log: A's own /v1 calls by request_id, never B's; 400 names status or cursor", async () => {
     const mine = await t.app.inject({ url: '/v1/appointments/ap_missing_a', headers: bearer(a.machineToken) });
     const theirs = await t.app.inject({ url: '/v1/appointments/ap_missing_b', headers: bearer(b.machineToken) });
@@ -303,7 +326,7 @@ describe(`console developer tool routes (${engineName})`, () => {
     expect(bAppointments.length).toBeGreaterThan(0);
     const res = await call(a, 'POST', `${base(a.developerId)}/sandbox/reset`);
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ appointments: 1, patients: 1 });
+    expect(res.json().data).toMatchObject({ appointments: 2, patients: 2 });
     expect(res.json().data.outbox_events).toBeGreaterThanOrEqual(2);
     expect(res.json().data.request_log).toBeGreaterThanOrEqual(1);
     expect(await t.db.selectFrom('appointments').select('id').where('developer_id', '=', a.developerId).execute()).toEqual([]);
