@@ -11,25 +11,19 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEvaluatorOnce } from '../../src/domain/appointments/evaluator.js';
-import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { ensureSandboxFixtures } from '../../src/domain/directory/sandbox-fixtures.js';
 import { sandboxBookingOutcomes } from '../../src/domain/sandbox/booking-outcomes.js';
 import { createWebhookWorker } from '../../src/webhooks/worker.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
-import { bearer, clientToken, userToken } from '../helpers/auth.js';
-import { newConsoleAccount, type ConsoleLogin } from '../helpers/console.js';
+import { bearer, userToken } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
 import { addPracticeB, PRACTICE_B, practiceMember } from '../helpers/practice.js';
 import { scaled } from '../helpers/scale.js';
 import { patient } from '../appointments/fixtures.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { consoleAccountWithMachine, toolRoutes, toolsBase, type ConsoleAccount, type Method } from './tools-env.js';
 
-type Method = 'GET' | 'PUT' | 'POST';
-interface Account extends ConsoleLogin {
-  /** The sign-up app's machine credential (its secret read once from the console). */
-  machine: NewDeveloper;
-  machineToken: string;
-}
+type Account = ConsoleAccount;
 
 describe(`console developer tool routes (${engineName})`, () => {
   let t: TestApp;
@@ -42,22 +36,11 @@ describe(`console developer tool routes (${engineName})`, () => {
   const keyB = randomBytes(32).toString('base64');
   const other: { patient?: string; staff?: string } = {};
 
-  async function account(): Promise<Account> {
-    const login = await newConsoleAccount(t);
-    const app = await t.app.inject({ url: `/console/v1/apps/${login.appId}`, headers: bearer(login.token) });
-    expect(app.statusCode).toBe(200);
-    const clients = app.json().data.clients as { kind: string; client_id: string; client_secret?: string }[];
-    const m = clients.find((c) => c.kind === 'machine')!;
-    const u = clients.find((c) => c.kind === 'user')!;
-    const machine = { developer_id: login.developerId, client_id: m.client_id, client_secret: m.client_secret!, user_client_id: u.client_id } as NewDeveloper;
-    return { ...login, machine, machineToken: await clientToken(t, machine) };
-  }
-
   beforeAll(async () => {
     t = await testApp({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', HOST: '127.0.0.1' });
     await t.db.transaction().execute((trx) => ensureSandboxFixtures(trx));
-    a = await account();
-    b = await account();
+    a = await consoleAccountWithMachine(t);
+    b = await consoleAccountWithMachine(t);
     rx = await startReceiver([keyA]);
     rxB = await startReceiver([keyB]);
     const third = await newDeveloper(t, 'Third party');
@@ -71,28 +54,14 @@ describe(`console developer tool routes (${engineName})`, () => {
     await t?.close();
   });
 
-  const base = (developerId: string) => `/console/v1/developers/${developerId}`;
+  const base = toolsBase;
+  const routes = toolRoutes;
   const call = (who: { token: string } | undefined, method: Method, path: string, payload?: unknown) =>
     t.app.inject({ method, url: path, headers: who ? bearer(who.token) : {}, ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}) });
   const fields = (res: { json(): { errors?: { field?: string }[] } }) => (res.json().errors ?? []).map((x) => x.field);
   const worker = () => createWebhookWorker(t.db, { env: 'sandbox', allowPrivateTargets: true, reflectPrivateAnswers: true, baseDelayMs: 10, maxDelayMs: 20 });
   const receiverUrl = async (developerId: string) =>
     (await t.db.selectFrom('webhook_endpoints').select('url').where('developer_id', '=', developerId).executeTakeFirst())?.url ?? null;
-
-  /** Every tool route, with a payload that passes validation. */
-  const routes = (): { method: Method; path: (dev: string) => string; payload?: unknown }[] => [
-    { method: 'PUT', path: (d) => `${base(d)}/webhook`, payload: { url: 'http://127.0.0.1:9/nowhere' } },
-    { method: 'GET', path: (d) => `${base(d)}/webhook` },
-    { method: 'POST', path: (d) => `${base(d)}/webhook/test` },
-    { method: 'GET', path: (d) => `${base(d)}/webhook/deliveries` },
-    { method: 'POST', path: (d) => `${base(d)}/webhook/deliveries/ev_whatever/replay` },
-    { method: 'POST', path: (d) => `${base(d)}/webhook/replays`, payload: { since: '2020-01-01T00:00:00Z' } },
-    { method: 'GET', path: (d) => `${base(d)}/request-log` },
-    { method: 'GET', path: (d) => `${base(d)}/usage` },
-    { method: 'POST', path: (d) => `${base(d)}/sandbox/reset` },
-    { method: 'GET', path: (d) => `${base(d)}/sandbox/fixtures` },
-    { method: 'POST', path: (d) => `${base(d)}/sandbox/fixtures/failed/run` },
-  ];
 
   it('every route answers 401 without a console token: none, a /v1 machine token, a patient token, a practice staff token', async () => {
     for (const r of routes()) {
