@@ -40,7 +40,8 @@ function startViews(api: Api, me: Me): void {
       else a.removeAttribute('aria-current');
     }
     const loaded = view === 'account' ? account.load() : view === 'app' ? showApp(api, decodeURIComponent(id!)) : apps.load();
-    void loaded.then(() => focus && focusOn($(`${view}-h`))).catch((e: unknown) => fail(e));
+    // A secret shown once has taken the focus already (secret.ts); otherwise the view's heading takes it.
+    void loaded.then(() => focus && !document.activeElement?.closest('[data-secret-for]') && focusOn($(`${view}-h`))).catch((e: unknown) => fail(e));
   };
   addEventListener('hashchange', () => show(location.hash, true));
   show(location.hash, false);
