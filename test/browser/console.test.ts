@@ -98,6 +98,7 @@ describe('developer console in Chromium', () => {
         expect(body).toContain(`data-redirect-uri="${t.config.publicBaseUrl}/console/callback"`);
         expect(body).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
         expect(body).not.toMatch(/<style|\sstyle=/);
+        expect(body).not.toContain('{{');
       }
     }
     expect((await (await fetch(`${base}/console/app.js`)).text()).length).toBeLessThan(60_000);

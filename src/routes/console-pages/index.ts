@@ -53,7 +53,7 @@ export const consolePageRoutes: FastifyPluginAsync<{ config: Config }> = async (
         .replace('{{client_id}}', escapeAttr(consoleClientId(config.appEnv)))
         .replace('{{auth_url}}', escapeAttr(config.authUrl))
         .replace('{{redirect_uri}}', escapeAttr(consoleRedirectUri(config.publicBaseUrl)))
-        .replace('{{env}}', escapeAttr(config.appEnv)),
+        .replaceAll('{{env}}', escapeAttr(config.appEnv)),
     );
     return secure(reply).type('text/html; charset=utf-8').send(await html);
   };
