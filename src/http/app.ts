@@ -23,6 +23,7 @@ import { createConsoleTokenVerifier } from '../auth/console-token.js';
 import { createPracticeTokenVerifier } from '../auth/practice-token.js';
 import { ensureConsoleClient } from '../domain/console/console-client.js';
 import { consoleRoutes } from '../routes/console/index.js';
+import { consolePageRoutes } from '../routes/console-pages/index.js';
 import { makeConsoleGuard } from './console-guard.js';
 import { ensureWorkspaceClient } from '../domain/practices/workspace-client.js';
 import { practiceRoutes } from '../routes/practice/index.js';
@@ -220,6 +221,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes,
     consoleGuard: makeConsoleGuard(createConsoleTokenVerifier({ config, db, reader }), limiter),
   });
+  // The developer console's page at /console (every environment; it calls only /console/v1).
+  await app.register(consolePageRoutes, { config });
 
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', config: { ...config, adminToken: config.adminToken }, db });

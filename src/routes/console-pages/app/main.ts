@@ -1,0 +1,71 @@
+/**
+ * The developer console's browser script (docs/decisions/0015-developer-console.md, docs/console.md,
+ * "The console pages"): signs up or in, reads who is signed in, and shows the Apps, one app and the
+ * Account views by the address's fragment (`#apps`, `#apps/{app_id}`, `#account`).
+ */
+import { createApi, getMe, type Api, type Me } from './api.js';
+import { setupAccount } from './account.js';
+import { showApp } from './app-detail.js';
+import { setupApps } from './apps.js';
+import { currentTokens, handleCallback, signIn, signOut, type AuthConfig } from './auth.js';
+import { $, all, fail, focusOn, quiet, say } from './dom.js';
+
+const cfg = document.body.dataset as unknown as AuthConfig;
+
+function signedOut(message?: string): void {
+  signOut();
+  for (const v of all<HTMLElement>('.view')) v.hidden = true;
+  $('views').hidden = true;
+  $('sign-out').hidden = true;
+  $('who').textContent = '';
+  $('welcome').hidden = false;
+  if (message) fail(message);
+}
+
+function startViews(api: Api, me: Me): void {
+  $('who').textContent = me.email;
+  $('views').hidden = false;
+  $('sign-out').hidden = false;
+  $('welcome').hidden = true;
+  const apps = setupApps(api, me);
+  const account = setupAccount(api);
+
+  const show = (hash: string, focus: boolean): void => {
+    const [name = 'apps', id] = hash.replace(/^#/, '').split('/');
+    const view = name === 'account' ? 'account' : id ? 'app' : 'apps';
+    quiet();
+    for (const v of all<HTMLElement>('.view')) v.hidden = v.id !== view;
+    for (const a of all<HTMLAnchorElement>('#views a')) {
+      if (a.dataset.view === (view === 'app' ? 'apps' : view)) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
+    }
+    const loaded = view === 'account' ? account.load() : view === 'app' ? showApp(api, decodeURIComponent(id!)) : apps.load();
+    // A secret shown once has taken the focus already (secret.ts); otherwise the view's heading takes it.
+    void loaded.then(() => focus && !document.activeElement?.closest('[data-secret-for]') && focusOn($(`${view}-h`))).catch((e: unknown) => fail(e));
+  };
+  addEventListener('hashchange', () => show(location.hash, true));
+  show(location.hash, false);
+}
+
+async function main(): Promise<void> {
+  $('sign-in').addEventListener('click', () => void signIn(cfg).catch(fail));
+  $('sign-up').addEventListener('click', () => void signIn(cfg).catch(fail));
+  $('sign-out').addEventListener('click', () => {
+    signedOut();
+    say('You are signed out.');
+    focusOn($('welcome-h'));
+  });
+  if (location.pathname === '/console/callback') await handleCallback(cfg);
+  const tokens = currentTokens(cfg);
+  if (!tokens) {
+    $('welcome').hidden = false;
+    return;
+  }
+  const api = createApi(tokens, () => signedOut('Your session has ended. Please sign in again.'));
+  startViews(api, await getMe(api));
+}
+
+main().catch((e: unknown) => {
+  if (!$('views').hidden) fail(e);
+  else signedOut(e instanceof Error ? e.message : String(e));
+});
