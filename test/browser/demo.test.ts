@@ -175,9 +175,11 @@ describe('booking demo in Chromium', () => {
     await page.close();
   });
 
-  it('needs only production dependencies at run time (npm ci --omit=dev keeps /demo working)', async () => {
+  it('needs only production dependencies at run time (npm ci --omit=dev keeps /demo, /practice and /console working)', async () => {
     const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { dependencies: Record<string, string> };
-    const source = await readFile('src/routes/demo/index.ts', 'utf8');
+    // The pages' routes and what they share (the esbuild bundling among it).
+    const files = ['src/routes/demo/index.ts', 'src/routes/practice-workspace/index.ts', 'src/routes/console-pages/index.ts', 'src/routes/web-app/serve.ts'];
+    const source = (await Promise.all(files.map((f) => readFile(f, 'utf8')))).join('\n');
     // Bare module names the route imports, statically (not type-only) or dynamically (esbuild, at first request).
     const bare = [...source.matchAll(/^import (?!type )[^;]*? from '([^'.][^']*)'|import\('([^'.][^']*)'\)/gm)]
       .map((m) => (m[1] ?? m[2])!)

@@ -12,40 +12,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
+import { bundleScript, escapeAttr, pageCsp, securePage } from '../web-app/serve.js';
 import { consoleClientId, consoleRedirectUri } from '../../domain/console/console-client.js';
-import { demoCsp } from '../demo/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Bundles the console's browser script with esbuild's JS API (no files written). */
-export async function bundleConsoleScript(): Promise<string> {
-  const esbuild = await import('esbuild');
-  const out = await esbuild.build({
-    entryPoints: [join(here, 'app/main.ts')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'none',
-  });
-  return out.outputFiles[0]!.text;
-}
-
-const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
 /** Serves the page, its script, its style sheet, its icon and the sign-in callback (the same page). */
 export const consolePageRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { config }) => {
-  const csp = demoCsp(config);
+  const csp = pageCsp(config);
   let script: Promise<string> | undefined;
   let html: Promise<string> | undefined;
-  const secure = (reply: FastifyReply): FastifyReply =>
-    reply
-      .header('content-security-policy', csp)
-      .header('x-frame-options', 'DENY')
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
-      .header('cache-control', 'no-store');
+  const secure = (reply: FastifyReply): FastifyReply => securePage(reply, csp);
 
   const page = async (reply: FastifyReply) => {
     html ??= readFile(join(here, 'app/index.html'), 'utf8').then((text) =>
@@ -62,7 +39,7 @@ export const consolePageRoutes: FastifyPluginAsync<{ config: Config }> = async (
   app.get('/console/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/console'));
   app.get('/console/callback', { schema: { hide: true } }, (_req, reply) => page(reply));
   app.get('/console/app.js', { schema: { hide: true } }, async (_req, reply) => {
-    script ??= bundleConsoleScript().catch((e: unknown) => {
+    script ??= bundleScript(join(here, 'app/main.ts')).catch((e: unknown) => {
       script = undefined;
       throw e;
     });

@@ -10,50 +10,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
+import { bundleScript, escapeAttr, pageCsp, securePage } from '../web-app/serve.js';
 import type { Db } from '../../db/database.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Bundles the demo's browser script with esbuild's JS API (no files written). */
-export async function bundleDemoScript(): Promise<string> {
-  const esbuild = await import('esbuild');
-  const out = await esbuild.build({
-    entryPoints: [join(here, 'app/main.ts')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'none',
-  });
-  return out.outputFiles[0]!.text;
-}
-
-const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
-/** The demo's Content-Security-Policy: nothing but this origin (and the auth server's, for tokens). */
-export function demoCsp(config: Config): string {
-  const api = new URL(config.publicBaseUrl).origin;
-  const auth = new URL(config.authUrl).origin;
-  const connect = ["'self'", ...new Set([api, auth].filter((o) => o !== api || auth !== api))].join(' ');
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    `connect-src ${connect}`,
-    "img-src 'self'",
-    "form-action 'self'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
 export const demoRoutes: FastifyPluginAsync<{ config: Config; db: Db }> = async (app, { config, db }) => {
   const redirectUri = `${config.publicBaseUrl}/demo/callback`;
   let script: Promise<string> | undefined;
-  const csp = demoCsp(config);
-  const secure = (reply: FastifyReply): FastifyReply =>
-    reply.header('content-security-policy', csp).header('x-frame-options', 'DENY').header('cache-control', 'no-store');
+  const csp = pageCsp(config);
+  const secure = (reply: FastifyReply): FastifyReply => securePage(reply, csp);
 
   const page = async (reply: FastifyReply) => {
     const client = await db
@@ -76,7 +42,7 @@ export const demoRoutes: FastifyPluginAsync<{ config: Config; db: Db }> = async 
   app.get('/demo/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/demo'));
   app.get('/demo/callback', { schema: { hide: true } }, (_req, reply) => page(reply));
   app.get('/demo/app.js', { schema: { hide: true } }, async (_req, reply) => {
-    script ??= bundleDemoScript().catch((e: unknown) => {
+    script ??= bundleScript(join(here, 'app/main.ts')).catch((e: unknown) => {
       script = undefined;
       throw e;
     });

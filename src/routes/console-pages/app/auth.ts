@@ -1,60 +1,12 @@
 /**
- * Sign-in for the developer console (docs/decisions/0015-developer-console.md, "Accounts"): the
- * authorization code flow with PKCE (RFC 6749 §4.1, RFC 7636) against the console's first-party
- * public client, tokens kept in sessionStorage (gone when the tab closes), refreshed with the
- * rotating refresh token, and forgotten on sign-out. Sign-up goes through the same sign-in page,
- * which offers "Create a developer account" for this client.
+ * Sign-in for the developer console (docs/decisions/0015-developer-console.md, "Accounts"): the shared
+ * first-party page session. Sign-up goes through the same sign-in page, which offers "Create a
+ * developer account" for this client.
  */
-import { exchangeCode, parseCallback, startAuthorization } from '../../../../clients/typescript/src/pkce.js';
-import { UserTokenSource, type TokenResponse } from '../../../../clients/typescript/src/tokens.js';
+import { browserSession } from '../../web-app/browser/session.js';
+
+export type { AuthConfig } from '../../web-app/browser/session.js';
 
 export const SCOPE = 'console offline_access';
-const TOKENS = 'carebook.console.tokens';
-const PKCE = 'carebook.console.pkce';
 
-export interface AuthConfig {
-  clientId: string;
-  authUrl: string;
-  redirectUri: string;
-}
-
-interface Saved extends TokenResponse {
-  /** When the access token was issued (ms), so a reloaded page knows how old it is. */
-  obtained_at: number;
-}
-
-const save = (t: TokenResponse): void => sessionStorage.setItem(TOKENS, JSON.stringify({ ...t, obtained_at: Date.now() }));
-
-/** Starts the sign-in (or sign-up): keeps the verifier and state in this tab and goes to the sign-in page. */
-export async function signIn(cfg: AuthConfig): Promise<void> {
-  const start = await startAuthorization({ authUrl: cfg.authUrl, clientId: cfg.clientId, redirectUri: cfg.redirectUri, scope: SCOPE });
-  sessionStorage.setItem(PKCE, JSON.stringify({ verifier: start.verifier, state: start.state }));
-  location.assign(start.url);
-}
-
-/** Finishes the sign-in on `/console/callback`: checks the state, exchanges the code, keeps the tokens. */
-export async function handleCallback(cfg: AuthConfig): Promise<void> {
-  const saved = JSON.parse(sessionStorage.getItem(PKCE) ?? 'null') as { verifier: string; state: string } | null;
-  sessionStorage.removeItem(PKCE);
-  const callbackUrl = location.href;
-  history.replaceState(null, '', '/console');
-  if (!saved) throw new Error('The sign-in was not started in this tab. Please sign in again.');
-  const code = parseCallback(callbackUrl, saved.state);
-  save(await exchangeCode({ tokenUrl: `${cfg.authUrl}/oauth/token`, clientId: cfg.clientId, code, redirectUri: cfg.redirectUri, verifier: saved.verifier }));
-}
-
-/** The signed-in session's tokens, or undefined when nobody is signed in in this tab. */
-export function currentTokens(cfg: AuthConfig): UserTokenSource | undefined {
-  const saved = JSON.parse(sessionStorage.getItem(TOKENS) ?? 'null') as Saved | null;
-  if (!saved) return undefined;
-  const source = new UserTokenSource({ tokenUrl: `${cfg.authUrl}/oauth/token`, clientId: cfg.clientId, initial: saved, onRefresh: save });
-  // A reloaded page: the token's clock started when it was issued, not now.
-  if (Date.now() - saved.obtained_at > (saved.expires_in - 60) * 1000) source.invalidate();
-  return source;
-}
-
-/** Forgets the session in this tab. */
-export function signOut(): void {
-  sessionStorage.removeItem(TOKENS);
-  sessionStorage.removeItem(PKCE);
-}
+export const { signIn, handleCallback, currentTokens, signOut } = browserSession({ scope: SCOPE, storagePrefix: 'carebook.console', homePath: '/console' });
