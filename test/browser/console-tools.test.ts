@@ -136,16 +136,16 @@ describe('developer console tool views in Chromium', () => {
 
     await go('webhooks');
     await page.getByLabel('Appointment id').fill(appointmentId);
-    await page.getByLabel('Status').selectOption('delivered');
+    await page.getByLabel('Delivery status').selectOption('delivered');
     await page.getByRole('button', { name: 'Filter' }).click();
     const rows = page.locator('#dl-table tbody tr');
     await page.locator('#dl-table tbody tr', { hasText: webhookId }).waitFor();
     expect(await rows.count()).toBe(1);
     expect(await rows.first().textContent()).toMatch(/updated.*200 \(delivered\)/);
-    await page.getByLabel('Status').selectOption('failed');
+    await page.getByLabel('Delivery status').selectOption('failed');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.locator('#dl-table tbody tr', { hasText: 'No deliveries yet.' }).waitFor();
-    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Delivery status').selectOption('');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByRole('button', { name: `Replay ${webhookId}` }).click();
     await said(`Event ${webhookId} will be sent again`);
@@ -180,7 +180,7 @@ describe('developer console tool views in Chromium', () => {
     expect(await page.locator('#rl-table tbody tr').count()).toBe(1);
     expect(await row.textContent()).toMatch(/GET \/v1\/appointments\/.*404/);
     await page.getByLabel('Request id').fill('');
-    await page.getByLabel('Status').selectOption('error');
+    await page.getByLabel('Response status').selectOption('error');
     await page.getByRole('button', { name: 'Search' }).click();
     await row.waitFor();
     await page.screenshot({ path: shot('tools-logs-1280'), fullPage: true });
