@@ -156,8 +156,8 @@ describe('developer console in Chromium', () => {
     expect(await items.count()).toBe(1);
     expect(await items.first().textContent()).toContain('sandbox');
     expect(await items.first().textContent()).toMatch(/machine credential: .+user client: /);
-    // The nav lists only views that exist.
-    expect(await page.locator('#views a').allTextContents()).toEqual(['Apps', 'Account']);
+    // The nav lists the views.
+    expect(await page.locator('#views a').allTextContents()).toEqual(['Apps', 'Account', 'Webhooks', 'Request log', 'Usage', 'Sandbox']);
     await page.screenshot({ path: shot('apps-1280') });
   });
 

@@ -1,5 +1,5 @@
 /** DOM helpers of the developer console: the shared ones, and its own. */
-import { $, el } from '../../web-app/browser/dom.js';
+import { $, attr, el } from '../../web-app/browser/dom.js';
 
 export * from '../../web-app/browser/dom.js';
 
@@ -25,4 +25,27 @@ export function confirmAction(text: string, yes: string): Promise<boolean> {
   dialog.returnValue = '';
   dialog.showModal();
   return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'yes'), { once: true }));
+}
+
+/** Fills a table: a header row and body rows (cells are text or nodes; a row's first cell is its row header). */
+export function fillTable(table: HTMLTableElement, heads: string[], rows: (string | Node)[][], empty: string): void {
+  const head = el('thead', {}, el('tr', {}, ...heads.map((h) => attr(el('th', {}, h), { scope: 'col' }))));
+  const body = el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c, i) => (i === 0 ? attr(el('th', {}, c), { scope: 'row' }) : el('td', {}, c))))));
+  if (!rows.length) body.append(el('tr', {}, attr(el('td', { className: 'muted' }, empty), { colspan: String(heads.length) })));
+  table.replaceChildren(head, body);
+}
+
+/** A form's field values by name, trimmed (empty ones left out). */
+export function formValues(form: HTMLFormElement): Record<string, string> {
+  const out: Record<string, string> = {};
+  new FormData(form).forEach((v, k) => {
+    if (typeof v === 'string' && v.trim()) out[k] = v.trim();
+  });
+  return out;
+}
+
+/** Marks a field invalid (aria-invalid="true") or clears the mark. */
+export function markInvalid(input: HTMLElement, invalid: boolean): void {
+  if (invalid) input.setAttribute('aria-invalid', 'true');
+  else input.removeAttribute('aria-invalid');
 }
