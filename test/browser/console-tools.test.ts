@@ -3,7 +3,8 @@
  * console pages", "Webhooks", "Request log", "Usage", "Sandbox tools"): a new developer signs up, sets
  * a real local receiver in the Webhooks view (the generated key is shown once and the receiver verifies
  * the test event with it), runs the `failed` fixture in the Sandbox view; the evaluator and the webhook
- * worker run once; the delivery shows in the log and a replay sends the same `webhook-id` again. The
+ * worker run once; the delivery shows in the log and a replay sends the same `webhook-id` again; the
+ * same for a provider-side move (the manual fixture's booking confirmed for the provider). The
  * Request log finds a `/v1` call by its `request_id`, Usage shows a bar, the sandbox resets after a
  * confirmation. Screenshots at 1280 and 390 px go to `CONSOLE_SHOTS_DIR`.
  */
@@ -157,6 +158,34 @@ describe('developer console tool views in Chromium', () => {
     await said('0 failed events will be sent again');
   });
 
+  it('a provider-side move: the manual fixture booking, confirmed for the provider, shows in the delivery log and replays', async () => {
+    await go('sandbox');
+    const fixture = page.locator('[data-fixture="manual"]');
+    await fixture.getByRole('button', { name: 'Run manual' }).click();
+    await fixture.locator('.fx-result', { hasText: 'Booked' }).waitFor();
+    const booked = (await fixture.locator('.fx-result code').textContent())!;
+    // The provider's side confirms it (through the operator's move, as a practice's confirm would).
+    const moved = await t.app.inject({
+      method: 'POST', url: `/admin/v1/appointments/${booked}/transition`,
+      headers: { authorization: 'Bearer test-admin-token-0123456789abcdefgh' }, payload: { to: 'confirmed' },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    await worker().runOnce();
+    const hooks = () => rx.received.filter((r) => (r.body as { data?: { appointment_data?: { appointment_id?: string } } }).data?.appointment_data?.appointment_id === booked);
+    expect(hooks()).toHaveLength(1);
+    expect(hooks()[0]!.verifiedWith).toEqual(keys);
+    const webhookId = String(hooks()[0]!.headers['webhook-id']);
+    await go('webhooks');
+    await page.getByLabel('Appointment id').fill(booked);
+    await page.getByLabel('Delivery status').selectOption('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.locator('#dl-table tbody tr', { hasText: webhookId }).waitFor();
+    await page.getByRole('button', { name: `Replay ${webhookId}` }).click();
+    await said(`Event ${webhookId} will be sent again`);
+    await worker().runOnce();
+    expect(hooks().map((h) => h.headers['webhook-id'])).toEqual([webhookId, webhookId]);
+  });
+
   it('Request log finds a /v1 call by request_id; Usage shows a bar and the rate-limit headroom', async () => {
     const token = await fetch(`${base}${authPath(t)}/oauth/token`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
@@ -211,7 +240,8 @@ describe('developer console tool views in Chromium', () => {
     await page.getByRole('button', { name: 'Reset sandbox' }).click();
     await page.locator('#confirm').getByRole('button', { name: 'Reset', exact: true }).click();
     await said('Your sandbox is reset');
-    expect(await page.locator('#reset-counts').textContent()).toMatch(/Appointments1/);
+    // The failed fixture's booking and the confirmed manual one.
+    expect(await page.locator('#reset-counts').textContent()).toMatch(/Appointments2Patients2/);
     // The one refusal: the bad receiver URL (400).
     expect(errors.filter((e) => !(/400/.test(e) && /\/webhook\b/.test(e)))).toEqual([]);
   });
