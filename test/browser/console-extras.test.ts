@@ -126,7 +126,7 @@ describe('developer console extras in Chromium', () => {
     const values = await page.locator('#try-op option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
     expect(values.every((v) => / \/v1\//.test(v))).toBe(true);
     await page.getByLabel('Operation').selectOption('get /v1/specialties');
-    expect(await page.getByLabel('App').inputValue()).toBe(machine.id);
+    expect(await page.getByLabel('App', { exact: true }).inputValue()).toBe(machine.id);
 
     const tokenText = (await page.locator('#try-token').textContent())!;
     expect(tokenText).toContain(machine.id);
