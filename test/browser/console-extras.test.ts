@@ -153,6 +153,15 @@ describe('developer console extras in Chromium', () => {
     await page.getByLabel('Operation').selectOption('get /v1/provider_locations');
     await page.getByLabel(/^zip_code/).fill('10001');
     expect(await page.locator('#try-curl').textContent()).toContain('zip_code=10001');
+    // An operation with a JSON body: the reference's example goes in with -d; an empty path parameter stays a placeholder.
+    const ref = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { example?: unknown }> } }>> };
+    const [postPath, postOp] = Object.entries(ref.paths).filter(([p, item]) => p.startsWith('/v1/') && p.includes('{') && item.post?.requestBody?.content?.['application/json']).map(([p, item]) => [p, item.post!] as const)[0]!;
+    await page.getByLabel('Operation').selectOption(`post ${postPath}`);
+    for (const input of await page.locator('#try-params input[required]').all()) await input.fill('');
+    const posted = (await page.locator('#try-curl').textContent())!;
+    expect(posted).toContain(`-X POST '${base}${postPath}'`);
+    const example = /-d '([\s\S]*)'$/.exec(posted)![1]!;
+    expect(JSON.parse(example)).toEqual(postOp.requestBody!.content!['application/json']!.example);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     await page.getByRole('button', { name: 'Copy both' }).click();
     await said('Copied');

@@ -8,7 +8,8 @@ import { listApps, type Api } from './api.js';
 import { $, attr, el, fail, say } from './dom.js';
 
 interface Param { name: string; in: string; required?: boolean; description?: string; schema?: { example?: unknown; default?: unknown } }
-interface Operation { tags?: string[]; summary?: string; parameters?: Param[]; requestBody?: { content?: Record<string, { example?: unknown }> } }
+interface Media { example?: unknown; schema?: { properties?: Record<string, { format?: string; contentMediaType?: string }> } }
+interface Operation { tags?: string[]; summary?: string; parameters?: Param[]; requestBody?: { content?: Record<string, Media> } }
 interface OpenApi { servers?: { url: string }[]; paths: Record<string, Record<string, Operation>> }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -22,14 +23,23 @@ export function tokenCurl(authUrl: string, base: string, clientId: string): stri
   return `TOKEN=$(curl -s -X POST ${shellQuote(`${authUrl}/oauth/token`)} \\\n  -H 'Content-Type: application/json' \\\n  -d '${body}' | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`;
 }
 
-/** The `curl` of one call: path parameters filled in, query parameters that have a value, the example body. */
-export function callCurl(base: string, method: string, path: string, values: Record<string, string>, params: Param[], body: unknown): string {
-  const filled = path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(values[name] || `{${name}}`));
+/** A body as curl options: the JSON example with -d, or a multipart form's fields with -F (a file as `@file`). */
+export function bodyOptions(content: Record<string, Media> | undefined): string[] {
+  const json = content?.['application/json'];
+  if (json) return [`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(json.example ?? {}, null, 2))}`];
+  const form = content?.['multipart/form-data'];
+  if (form) return Object.entries(form.schema?.properties ?? {}).map(([k, p]) => `-F ${shellQuote(p.format === 'binary' || p.contentMediaType ? `${k}=@./file` : `${k}=`)}`);
+  return [];
+}
+
+/** The `curl` of one call: path parameters filled in, query parameters that have a value, the body's options. */
+export function callCurl(base: string, method: string, path: string, values: Record<string, string>, params: Param[], body: string[]): string {
+  const filled = path.replace(/\{([^}]+)\}/g, (_m, name: string) => (values[name] ? encodeURIComponent(values[name]) : `{${name}}`));
   const q = new URLSearchParams();
   for (const p of params) if (p.in === 'query' && values[p.name]) q.set(p.name, values[p.name]!);
   const url = `${base}${filled}${q.size ? `?${q}` : ''}`;
   const lines = [`curl -s -X ${method.toUpperCase()} ${shellQuote(url)}`, `-H "Authorization: Bearer $TOKEN"`];
-  if (body !== undefined) lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(body, null, 2))}`);
+  lines.push(...body);
   return lines.join(' \\\n  ');
 }
 
@@ -52,8 +62,7 @@ export function setupTryCall(api: Api, authUrl: string): { load(): Promise<void>
     const [method, path, o] = chosen;
     const values: Record<string, string> = {};
     for (const input of Array.from($('try-params').querySelectorAll('input'))) values[input.name] = input.value.trim();
-    const body = o.requestBody?.content?.['application/json']?.example;
-    $('try-curl').querySelector('code')!.textContent = callCurl(base, method, path, values, params(path, o), body);
+    $('try-curl').querySelector('code')!.textContent = callCurl(base, method, path, values, params(path, o), bodyOptions(o.requestBody?.content));
     $('try-token').querySelector('code')!.textContent = tokenCurl(authUrl, base, appSelect.value || 'YOUR_CLIENT_ID');
   };
   const fields = (): void => {
