@@ -2,7 +2,8 @@
  * The developer console's browser script (docs/decisions/0015-developer-console.md, docs/console.md,
  * "The console pages"): signs up or in, reads who is signed in, and shows the Apps, one app and the
  * Account views, and the sandbox developer's Webhooks, Request log, Usage and Sandbox views, by the
- * address's fragment (`#apps`, `#apps/{app_id}`, `#account`, `#webhooks`, `#logs`, `#usage`, `#sandbox`).
+ * address's fragment (`#apps`, `#apps/{app_id}`, `#account`, `#webhooks`, `#logs`, `#usage`, `#sandbox`), and the
+ * "Try a call" (`#try`) and operator (`#operator`) views.
  */
 import { createApi, getMe, type Api, type Me } from './api.js';
 import { setupAccount } from './account.js';
@@ -11,8 +12,10 @@ import { setupApps } from './apps.js';
 import { currentTokens, handleCallback, signIn, signOut, type AuthConfig } from './auth.js';
 import { $, all, fail, focusOn, quiet, say } from './dom.js';
 import { setupLogs, setupUsage } from './logs.js';
+import { setupOperator } from './operator.js';
 import { setupSandbox } from './sandbox.js';
 import { sandboxDeveloper, toolsApi } from './tools-api.js';
+import { setupTryCall } from './try-call.js';
 import { setupWebhooks } from './webhooks.js';
 
 const TOOLS = ['webhooks', 'logs', 'usage', 'sandbox'] as const;
@@ -23,6 +26,7 @@ function signedOut(message?: string): void {
   signOut();
   for (const v of all<HTMLElement>('.view')) v.hidden = true;
   $('views').hidden = true;
+  $('more-views').hidden = true;
   $('sign-out').hidden = true;
   $('who').textContent = '';
   $('welcome').hidden = false;
@@ -32,6 +36,7 @@ function signedOut(message?: string): void {
 function startViews(api: Api, me: Me): void {
   $('who').textContent = me.email;
   $('views').hidden = false;
+  $('more-views').hidden = false;
   $('sign-out').hidden = false;
   $('welcome').hidden = true;
   const apps = setupApps(api, me);
@@ -39,7 +44,11 @@ function startViews(api: Api, me: Me): void {
   // The tools work on the account's sandbox developer (docs/console.md, "Sandbox tools").
   const dev = sandboxDeveloper(me);
   const tools = dev ? toolsApi(api, dev) : null;
-  const loaders: Record<string, { load(): Promise<void> }> = tools ? { webhooks: setupWebhooks(tools, dev!), logs: setupLogs(tools), usage: setupUsage(tools), sandbox: setupSandbox(tools) } : {};
+  const loaders: Record<string, { load(): Promise<void> }> = {
+    ...(tools ? { webhooks: setupWebhooks(tools, dev!), logs: setupLogs(tools), usage: setupUsage(tools), sandbox: setupSandbox(tools) } : {}),
+    try: setupTryCall(api, cfg.authUrl),
+    operator: setupOperator(),
+  };
   for (const a of all<HTMLAnchorElement>('#views a')) if ((TOOLS as readonly string[]).includes(a.dataset.view!) && !tools) a.hidden = true;
 
   const show = (hash: string, focus: boolean): void => {
@@ -47,7 +56,7 @@ function startViews(api: Api, me: Me): void {
     const view = name === 'account' || loaders[name] ? name : id ? 'app' : 'apps';
     quiet();
     for (const v of all<HTMLElement>('.view')) v.hidden = v.id !== view;
-    for (const a of all<HTMLAnchorElement>('#views a')) {
+    for (const a of all<HTMLAnchorElement>('#views a, #more-views a')) {
       if (a.dataset.view === (view === 'app' ? 'apps' : view)) a.setAttribute('aria-current', 'page');
       else a.removeAttribute('aria-current');
     }

@@ -1,26 +1,11 @@
 /**
  * The Webhooks view (docs/console.md, "Webhooks"; docs/api/webhooks.md): the receiver and its key
  * (a generated key shown once), a signed test event with the receiver's answer, the delivery log with
- * filters, paging and replay, and how to check a signature.
+ * filters, paging and replay, and how to check a signature (recipes.ts).
  */
 import { $, attr, el, fail, fillTable, focusOn, formValues, markInvalid, say, when } from './dom.js';
+import { setupRecipes } from './recipes.js';
 import type { Answer, Delivery, ToolsApi } from './tools-api.js';
-
-/** A receiver's check of `webhook-signature` (docs/api/webhooks.md#signature), shown as text. */
-const RECIPE = `import { createHmac, timingSafeEqual } from 'node:crypto';
-
-// key: your signing key (base64); raw: the request body as received
-export function verified(key, headers, raw) {
-  const ts = headers['webhook-timestamp'];
-  if (Math.abs(Date.now() / 1000 - Number(ts)) > 300) return false;
-  const want = createHmac('sha256', Buffer.from(key, 'base64'))
-    .update(\`\${ts}.\${raw}\`).digest();
-  return headers['webhook-signature'].split(';').some((s) => {
-    const got = Buffer.from(s.replace(/^v1:/, ''), 'base64');
-    return s.startsWith('v1:') && got.length === want.length
-      && timingSafeEqual(got, want);
-  });
-}`;
 
 /** The receiver's answer in words. */
 export function answerText(a: Answer): string {
@@ -40,7 +25,7 @@ function keyCard(key: string): HTMLElement {
 /** Wires the Webhooks view; `load` reads the receiver and the log's first page. */
 export function setupWebhooks(tools: ToolsApi, developerId: string): { load(): Promise<void> } {
   $('webhooks-dev').textContent = `Sandbox developer ${developerId}.`;
-  $('recipe-code').textContent = RECIPE;
+  setupRecipes();
   const table = $<HTMLTableElement>('dl-table');
   const more = $<HTMLButtonElement>('dl-more');
   let filter: Record<string, string> = {};
