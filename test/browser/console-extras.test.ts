@@ -12,11 +12,12 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { consoleEmail } from '../helpers/console.js';
 import { scaled } from '../helpers/scale.js';
+import { launchChromium } from './chromium.js';
 
 const SHOTS_DIR = process.env.CONSOLE_SHOTS_DIR ?? join(tmpdir(), 'carebook-console-shots');
 mkdirSync(SHOTS_DIR, { recursive: true });
@@ -45,11 +46,7 @@ describe('developer console extras in Chromium', () => {
     t = await testApp({ HOST: '127.0.0.1' });
     base = await t.listen();
     userDataDir = await mkdtemp(join(tmpdir(), 'carebook-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    context = await launchChromium(userDataDir);
     page = await context.newPage();
     page.setDefaultTimeout(scaled(10_000));
     await page.setViewportSize({ width: 1280, height: 900 });

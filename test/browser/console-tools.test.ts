@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEvaluatorOnce } from '../../src/domain/appointments/evaluator.js';
 import { ensureSandboxFixtures } from '../../src/domain/directory/sandbox-fixtures.js';
@@ -24,6 +24,7 @@ import { authPath } from '../helpers/auth.js';
 import { consoleEmail } from '../helpers/console.js';
 import { scaled } from '../helpers/scale.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { launchChromium } from './chromium.js';
 
 const SHOTS_DIR = process.env.CONSOLE_SHOTS_DIR ?? join(tmpdir(), 'carebook-console-shots');
 mkdirSync(SHOTS_DIR, { recursive: true });
@@ -50,11 +51,7 @@ describe('developer console tool views in Chromium', () => {
     base = await t.listen();
     rx = await startReceiver(keys);
     userDataDir = await mkdtemp(join(tmpdir(), 'carebook-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    context = await launchChromium(userDataDir);
     page = await context.newPage();
     page.setDefaultTimeout(scaled(10_000));
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -13,13 +13,14 @@ import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/domain/users/create-user.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { authPath } from '../helpers/auth.js';
 import { consoleEmail } from '../helpers/console.js';
 import { scaled } from '../helpers/scale.js';
+import { launchChromium } from './chromium.js';
 
 const SHOTS_DIR = process.env.CONSOLE_SHOTS_DIR ?? join(tmpdir(), 'carebook-console-shots');
 mkdirSync(SHOTS_DIR, { recursive: true });
@@ -44,11 +45,7 @@ describe('developer console in Chromium', () => {
     t = await testApp();
     base = await t.listen();
     userDataDir = await mkdtemp(join(tmpdir(), 'carebook-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    context = await launchChromium(userDataDir);
   });
   afterAll(async () => {
     await context?.close();

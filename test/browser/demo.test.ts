@@ -9,12 +9,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { bootstrapSandbox } from '../../src/domain/demo/bootstrap.js';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { createUser } from '../../src/domain/users/create-user.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { bearer, clientToken } from '../helpers/auth.js';
+import { launchChromium } from './chromium.js';
 
 describe('booking demo in Chromium', () => {
   let t: TestApp;
@@ -40,11 +41,7 @@ describe('booking demo in Chromium', () => {
     const pl = (await t.app.inject({ url: `/v1/provider_locations/${encodeURIComponent(entity.id)}`, headers: bearer(token) })).json().data;
     target = { zip: pl.location.zip_code, specialtyId: entity.main_specialty_id!, providerName: pl.provider.full_name };
     userDataDir = await mkdtemp(join(tmpdir(), 'carebook-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    context = await launchChromium(userDataDir);
   });
   afterAll(async () => {
     await context?.close();

@@ -7,12 +7,13 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { rangeLiteral } from '../../src/domain/appointments/holds.js';
 import { createBody, slots } from '../appointments/fixtures.js';
 import type { TestApp } from '../helpers/app.js';
 import { bearer } from '../helpers/auth.js';
 import { scaled } from '../helpers/scale.js';
+import { launchChromium } from './chromium.js';
 
 /** Where the screenshots go: `PRACTICE_SHOTS_DIR`, else a folder in the temp directory. */
 export const SHOTS_DIR = process.env.PRACTICE_SHOTS_DIR ?? join(tmpdir(), 'carebook-practice-shots');
@@ -21,11 +22,7 @@ export const shot = (name: string): string => join(SHOTS_DIR, `${name}.png`);
 
 /** Debian's Chromium, headless, with a fresh profile in `userDataDir`. */
 export function launch(userDataDir: string): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  return launchChromium(userDataDir);
 }
 
 /** Polls `cond` until it holds (a condition outside the page: a webhook received, a row written). */

@@ -9,10 +9,11 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { createUser } from '../../src/domain/users/create-user.js';
 import { newDeveloper, testApp, testPort, type TestApp } from '../helpers/app.js';
+import { launchChromium } from './chromium.js';
 
 describe('sign-in page in Chromium', () => {
   let t: TestApp;
@@ -34,12 +35,7 @@ describe('sign-in page in Chromium', () => {
     dev = await newDeveloper(t, 'Sunrise Health', [callback]);
     await createUser(t.db, { env: 'sandbox', email: 'maria@example.com', password: 'maria-password-1', role: 'patient' });
     userDataDir = await mkdtemp(join(tmpdir(), 'carebook-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      javaScriptEnabled: false,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    context = await launchChromium(userDataDir, { javaScriptEnabled: false });
   });
   afterAll(async () => {
     await context?.close();

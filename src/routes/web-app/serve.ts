@@ -3,7 +3,9 @@
  * each is a static page whose script is bundled with esbuild on the first request and kept in
  * memory, served with a strict Content-Security-Policy (`pageCsp`) and not cached.
  */
-import type { FastifyReply } from 'fastify';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 
 /** Bundles a page's browser script (`entry`, a TypeScript file) with esbuild's JS API; no files are written. */
@@ -41,4 +43,47 @@ export function securePage(reply: FastifyReply, csp: string): FastifyReply {
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
     .header('cache-control', 'no-store');
+}
+
+/** What a first-party page is: where it is served, its folder (`app/index.html`, `app/main.ts`, `app/app.css`), its placeholders and icon. */
+export interface FirstPartyPage {
+  /** The page's path, e.g. `/practice`; its callback is `${path}/callback`. */
+  path: string;
+  /** The folder holding `app/`. */
+  dir: string;
+  /** `{{name}}` placeholders of `index.html` and their values (escaped here). */
+  values: Record<string, string>;
+  /** The page's icon (SVG text). */
+  faviconSvg: string;
+}
+
+/**
+ * Registers a first-party page (the practice workspace, the developer console): the page and its
+ * sign-in callback (the same HTML), the script bundled on the first request, the style sheet and the
+ * icon, all with the page's CSP and no caching, and hidden from the OpenAPI document.
+ */
+export function registerFirstPartyPage(app: FastifyInstance, config: Config, page: FirstPartyPage): void {
+  const csp = pageCsp(config);
+  const secure = (reply: FastifyReply): FastifyReply => securePage(reply, csp);
+  let script: Promise<string> | undefined;
+  let html: Promise<string> | undefined;
+  const hide = { schema: { hide: true } };
+  const sendPage = async (reply: FastifyReply) => {
+    html ??= readFile(join(page.dir, 'app/index.html'), 'utf8').then((text) =>
+      Object.entries(page.values).reduce((t, [name, value]) => t.replaceAll(`{{${name}}}`, escapeAttr(value)), text),
+    );
+    return secure(reply).type('text/html; charset=utf-8').send(await html);
+  };
+  app.get(page.path, hide, (_req, reply) => sendPage(reply));
+  app.get(`${page.path}/`, hide, (_req, reply) => reply.redirect(page.path));
+  app.get(`${page.path}/callback`, hide, (_req, reply) => sendPage(reply));
+  app.get(`${page.path}/app.js`, hide, async (_req, reply) => {
+    script ??= bundleScript(join(page.dir, 'app/main.ts')).catch((e: unknown) => {
+      script = undefined;
+      throw e;
+    });
+    return secure(reply).type('text/javascript; charset=utf-8').send(await script);
+  });
+  app.get(`${page.path}/app.css`, hide, async (_req, reply) => secure(reply).type('text/css; charset=utf-8').send(await readFile(join(page.dir, 'app/app.css'), 'utf8')));
+  app.get(`${page.path}/favicon.svg`, hide, async (_req, reply) => secure(reply).type('image/svg+xml').send(page.faviconSvg));
 }
