@@ -72,7 +72,7 @@ export class KeyStore {
     if (current) return current;
     // First start: create the key under a lock, so concurrent processes agree on one key.
     return this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}`}))`.execute(trx);
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}.`} || current_schema()))`.execute(trx);
       const again = await this.#loadCurrent(trx);
       return again ?? this.#insertNewKey(trx);
     });
@@ -128,7 +128,7 @@ export class KeyStore {
   async rewrap(): Promise<number> {
     const kek = this.#kek();
     return this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}`}))`.execute(trx);
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}.`} || current_schema()))`.execute(trx);
       const rows = await trx.selectFrom('signing_keys').select(['kid', 'private_jwk']).where('env', '=', this.env).forUpdate().execute();
       for (const row of rows) {
         const jwk = isSealed(row.private_jwk) ? openJwk(row.private_jwk, kek, this.#aad(row.kid)) : (row.private_jwk as JWK);
@@ -157,7 +157,7 @@ export class KeyStore {
    */
   async rotate(): Promise<SigningKey> {
     const key = await this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}`}))`.execute(trx);
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}.`} || current_schema()))`.execute(trx);
       return this.#insertNewKey(trx);
     });
     this.#signing = Promise.resolve(key);

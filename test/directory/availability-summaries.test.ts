@@ -13,7 +13,7 @@ import { directoryAvailability } from '../../src/domain/availability/directory-a
 import type { AvailabilitySummary } from '../../src/domain/availability/summaries.js';
 import {
   refreshAvailabilitySummaries,
-  refreshLockKey,
+  tryRefreshLock,
   REFRESH_OLDER_THAN_MS,
 } from '../../src/domain/availability/summary-refresh.js';
 import { readStoredSummaries } from '../../src/domain/availability/summary-store.js';
@@ -24,7 +24,7 @@ import { writeDirectory } from '../../src/domain/directory/write/write-directory
 import { availabilitySummaryRefreshJob } from '../../src/jobs/availability-summary-refresh.js';
 import { startLoop } from '../../src/jobs/loop.js';
 import { startJobs } from '../../src/jobs/registry.js';
-import { testDatabaseUrl } from '../helpers/db.js';
+import { freshDatabase, testDatabaseUrl } from '../helpers/db.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { get, loadFixture, PL, type DirectoryFixture } from './fixture.js';
 
@@ -194,11 +194,24 @@ describe('refreshAvailabilitySummaries', () => {
   test.runIf(testDatabaseUrl)('on PostgreSQL, a pass finding the environment locked by another process ends without writing', async () => {
     await t.db.deleteFrom('availability_summaries').execute();
     await t.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${refreshLockKey(env())}))`.execute(trx);
+      expect(await tryRefreshLock(trx, env())).toBe(true);
       expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe(0);
       expect(await storedIds()).toEqual([]);
     });
     expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe((await activeIds()).length);
+  });
+
+  test.runIf(testDatabaseUrl)('on PostgreSQL, the lock is the schema\'s own: another deployment in the same database holding it does not stop a pass', async () => {
+    const other = await freshDatabase();
+    try {
+      await t.db.deleteFrom('availability_summaries').execute();
+      await other.db.transaction().execute(async (trx) => {
+        expect(await tryRefreshLock(trx, env())).toBe(true);
+        expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe((await activeIds()).length);
+      });
+    } finally {
+      await other.close();
+    }
   });
 });
 

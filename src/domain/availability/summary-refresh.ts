@@ -45,9 +45,19 @@ export interface RefreshOptions {
   signal?: AbortSignal;
 }
 
-/** The name of the advisory lock a batch of `env` holds (hashed with `hashtext`). */
+/**
+ * The name of the advisory lock a batch of `env` holds, hashed with `hashtext` together with
+ * `current_schema()`: advisory locks are per database, and two deployments (or test runs) may share
+ * one database in separate schemas.
+ */
 export function refreshLockKey(env: Env): string {
   return `carebook.availability_summaries.${env}`;
+}
+
+/** Takes the refresh lock of `env` in this schema for the rest of the transaction, if free (see `refreshLockKey`). */
+export async function tryRefreshLock(trx: Db, env: Env): Promise<boolean> {
+  const lock = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext(${refreshLockKey(env)} || '.' || current_schema())) AS locked`.execute(trx);
+  return lock.rows[0]?.locked === true;
 }
 
 /** The environment's provider-locations needing a summary at `cutoff`: missing first, then oldest first. */
@@ -96,7 +106,6 @@ export async function refreshAvailabilitySummaries(db: Db, opts: RefreshOptions)
   const now = opts.now;
   const at = (): Date => (now === undefined ? new Date() : typeof now === 'function' ? now() : now);
   const clock = new LocalClock();
-  const lockKey = refreshLockKey(env);
 
   const start = at();
   const cutoff = new Date(start.getTime() - olderThanMs);
@@ -112,8 +121,7 @@ export async function refreshAvailabilitySummaries(db: Db, opts: RefreshOptions)
     if (i > 0) await yieldToEventLoop();
     const batch = ids.slice(i, i + batchSize);
     const done = await db.transaction().execute(async (trx) => {
-      const lock = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext(${lockKey})) AS locked`.execute(trx);
-      if (!lock.rows[0]?.locked) return undefined;
+      if (!(await tryRefreshLock(trx, env))) return undefined;
       const batchNow = at();
       const rows = await inputRows(trx, env, batch, new Date(batchNow.getTime() - olderThanMs));
       if (rows.length === 0) return 0;

@@ -95,7 +95,7 @@ export async function bootstrapSandbox(
   await mkdir(opts.dataDir, { recursive: true });
   const creds = await db.transaction().execute(async (trx) => {
     // Processes starting together on one database: one creates the demo, the others see it.
-    await sql`SELECT pg_advisory_xact_lock(hashtext('carebook.demo.bootstrap'))`.execute(trx);
+    await sql`SELECT pg_advisory_xact_lock(hashtext('carebook.demo.bootstrap.' || current_schema()))`.execute(trx);
     if (await anySandboxDeveloper(trx)) return undefined;
     const created = await insertDeveloper(trx, {
       env: 'sandbox',
