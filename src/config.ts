@@ -84,6 +84,9 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
   if (v.ADMIN_TOKEN && v.APP_ENV === 'production' && v.ADMIN_TOKEN.length < MIN_PRODUCTION_ADMIN_TOKEN_LENGTH) {
     throw new ConfigError(`ADMIN_TOKEN must be at least ${MIN_PRODUCTION_ADMIN_TOKEN_LENGTH} characters in production (e.g. openssl rand -hex 32)`);
   }
+  if (v.APP_ENV === 'production' && (v.PRODUCTION_DATABASE_URL || v.PRODUCTION_PUBLIC_BASE_URL)) {
+    throw new ConfigError('PRODUCTION_DATABASE_URL and PRODUCTION_PUBLIC_BASE_URL belong to the sandbox deployment, whose console grants production access');
+  }
   const publicBaseUrl = stripSlash(v.PUBLIC_BASE_URL ?? `http://127.0.0.1:${v.PORT}`);
   const authUrl = stripSlash(v.AUTH_URL ?? `${publicBaseUrl}/auth`);
   return {
@@ -94,6 +97,8 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     audience: `${publicBaseUrl}/`,
     appEnv: v.APP_ENV,
     databaseUrl: v.DATABASE_URL,
+    productionDatabaseUrl: v.PRODUCTION_DATABASE_URL,
+    productionPublicBaseUrl: v.PRODUCTION_PUBLIC_BASE_URL ? stripSlash(v.PRODUCTION_PUBLIC_BASE_URL) : undefined,
     preparedStatements: v.DATABASE_PREPARED_STATEMENTS,
     dataDir: v.DATA_DIR,
     adminToken: v.ADMIN_TOKEN,

@@ -23,6 +23,10 @@ export interface Config {
   appEnv: Env;
   /** PostgreSQL URL; unset means embedded PGlite in `dataDir`. */
   databaseUrl: string | undefined;
+  /** Sandbox only: the production deployment's own database, where production grants are written (docs/console.md, "Production"). */
+  productionDatabaseUrl: string | undefined;
+  /** Sandbox only: the production deployment's public address, for the console's link to it. */
+  productionPublicBaseUrl: string | undefined;
   /** Run parameterized statements as prepared statements on PostgreSQL (`DATABASE_PREPARED_STATEMENTS`, default true). */
   preparedStatements: boolean;
   dataDir: string;

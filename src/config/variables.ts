@@ -63,6 +63,23 @@ export const configVariables = Type.Object({
       'x-field': 'databaseUrl',
     }),
   ),
+  PRODUCTION_DATABASE_URL: Type.Optional(
+    Type.String({
+      format: 'postgres-url',
+      description: 'sandbox only: the production deployment\'s own PostgreSQL database, into which granting a console account\'s production request writes its production developer and login (docs/console.md, "Production"); unset: into this database',
+      'x-error-message': 'must start with postgres:// or postgresql://',
+      'x-secret': 'password',
+      'x-field': 'productionDatabaseUrl',
+    }),
+  ),
+  PRODUCTION_PUBLIC_BASE_URL: Type.Optional(
+    Type.String({
+      format: 'absolute-url',
+      description: 'sandbox only: the production deployment\'s PUBLIC_BASE_URL; the console links a granted account to its production console there',
+      'x-error-message': 'must be an absolute URL',
+      'x-field': 'productionPublicBaseUrl',
+    }),
+  ),
   DATA_DIR: Type.String({ default: './data', description: 'embedded database and demo credentials', 'x-field': 'dataDir' }),
   ADMIN_TOKEN: Type.Optional(
     Type.String({

@@ -67,7 +67,20 @@ async function openPGlite(opts: OpenOptions): Promise<DatabaseHandle> {
   };
 }
 
-async function openPostgres(url: string, schema: string | undefined, max: number, prepared: boolean): Promise<DatabaseHandle> {
+/**
+ * `url` without its `options` parameter, and that parameter's value: the server options a URL may
+ * carry (e.g. `?options=-c%20search_path%3Dcarebook`) are kept and sent with ours, rather than
+ * one replacing the other.
+ */
+function splitOptions(url: string): { url: string; options: string } {
+  const u = new URL(url);
+  const options = u.searchParams.get('options') ?? '';
+  u.searchParams.delete('options');
+  return { url: u.toString(), options };
+}
+
+async function openPostgres(given: string, schema: string | undefined, max: number, prepared: boolean): Promise<DatabaseHandle> {
+  const { url, options } = splitOptions(given);
   const pool = new pg.Pool({
     connectionString: url,
     max,
@@ -77,7 +90,7 @@ async function openPostgres(url: string, schema: string | undefined, max: number
     },
     // JIT compilation costs 60–90 ms on the larger directory queries and gains nothing on these
     // short OLTP statements.
-    options: `-c jit=off${schema ? ` -c search_path="${schema}",public` : ''}`,
+    options: [options, '-c jit=off', schema ? `-c search_path="${schema}",public` : ''].filter(Boolean).join(' '),
   });
   // A connection error (e.g. the server shutting down: FATAL 57P01) must not crash the process. The
   // pool listens on idle clients only and drops that listener while a client is checked out, so a

@@ -79,6 +79,10 @@ export interface ProductionRequestsTable {
   created_at: Timestamp;
   decided_at: NullableTimestamp;
   production_developer_id: string | null;
+  /** Why the operator refused the request (migration 0020). */
+  refusal_reason: Defaulted<string | null>;
+  /** Where the account signs in to its production console, when the grant went to another database (migration 0020). */
+  production_console_url: Defaulted<string | null>;
 }
 
 /** A staff login of a practice (docs/decisions/0014-practice-workspace.md). */

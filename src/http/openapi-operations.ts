@@ -77,7 +77,11 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
   },
   'POST /admin/v1/production-requests/{request_id}/grant': {
     operationId: 'grantProductionRequest',
-    description: 'Grants a pending production request: creates the production developer (named after the company) owned by the requesting account, with one app whose machine secret the account sees once in the console (the operator never sees it). 404 for an unknown request; 409 for one already decided.',
+    description: 'Grants a pending production request: creates the production developer (named after the company) owned by the requesting account, with one app whose machine secret the account sees once in the console (the operator never sees it). Where `PRODUCTION_DATABASE_URL` names the production deployment\'s own database, they are written there, with a console login for the account (same e-mail address and password), and `production_console_url` says where it signs in. 404 for an unknown request; 409 for one already decided; 503 when the production database cannot be written (the request stays pending).',
+  },
+  'POST /admin/v1/production-requests/{request_id}/refuse': {
+    operationId: 'refuseProductionRequest',
+    description: 'Refuses a pending production request with a `reason` the account reads in its console; the account may then ask again. 400 naming `reason`; 404 for an unknown request; 409 for one already decided.',
   },
   'POST /admin/v1/practices/{practice_id}/admins': {
     operationId: 'adminCreatePracticeAdmin',

@@ -93,4 +93,64 @@ describe('production requests', () => {
     const owner = await e.t.db.selectFrom('developer_members').select('user_id').where('developer_id', '=', row.production_developer_id!).executeTakeFirstOrThrow();
     expect(owner.user_id).toBe(b.userId);
   }, scaled(90_000));
+
+  it('the operator refuses with a reason the account reads; the account may ask again; a decided request is not decided twice', async () => {
+    const c = await newConsoleAccount(e.t, '10.5.0.3');
+    const id = (await ask(c, { company: 'Refused Health', use_case: 'Not yet' })).json().data.id as string;
+    const refuse = (body: object, rid = id, headers: Record<string, string> = ADMIN) =>
+      e.t.app.inject({ method: 'POST', url: `/admin/v1/production-requests/${rid}/refuse`, headers, payload: body });
+    expect((await refuse({ reason: 'x' }, id, {})).statusCode).toBe(401);
+    expect((await e.t.app.inject({ method: 'POST', url: `/admin/v1/production-requests/${id}/refuse`, headers: bearer(c.token), payload: { reason: 'x' } })).statusCode).toBe(401);
+    for (const body of [{}, { reason: '' }, { reason: '   ' }, { reason: 'x'.repeat(1001) }]) {
+      const bad = await refuse(body);
+      expect(bad.statusCode, JSON.stringify(body)).toBe(400);
+      expect(bad.json().errors.map((x: { field: string }) => x.field)).toEqual(['reason']);
+    }
+    expect((await refuse({ reason: 'x' }, 'prq_nope')).statusCode).toBe(404);
+
+    const refused = await refuse({ reason: '  Tell us which members will book.  ' });
+    expect(refused.statusCode, refused.body).toBe(200);
+    expect(refused.json().data).toMatchObject({ id, status: 'refused', refusal_reason: 'Tell us which members will book.', production_developer_id: null });
+    expect(refused.json().data.decided_at).toEqual(expect.any(String));
+    const me = (await e.t.app.inject({ url: '/console/v1/me', headers: bearer(c.token) })).json().data;
+    expect(me.production).toMatchObject({ status: 'refused', request_id: id, refusal_reason: 'Tell us which members will book.', console_url: null });
+    // Decided once: neither a second refusal nor a grant.
+    expect((await refuse({ reason: 'again' })).statusCode).toBe(409);
+    expect((await e.t.app.inject({ method: 'POST', url: `/admin/v1/production-requests/${id}/grant`, headers: ADMIN })).statusCode).toBe(409);
+    expect(await e.t.db.selectFrom('developers').select('id').where('env', '=', 'production').where('name', '=', 'Refused Health').execute()).toEqual([]);
+    // The account asks again, and this one is granted.
+    const again = await ask(c, { company: 'Refused Health', use_case: 'Booking for 40,000 members of our plan' });
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json().data).toMatchObject({ status: 'pending', refusal_reason: null });
+    const listed = (await e.t.app.inject({ url: '/admin/v1/production-requests?status=refused', headers: ADMIN })).json().data as { id: string; refusal_reason: string }[];
+    expect(listed.find((r) => r.id === id)?.refusal_reason).toBe('Tell us which members will book.');
+  });
+
+  it('carebook developer refuse-production ID --reason refuses through a running service', async () => {
+    const c = await newConsoleAccount(e.t, '10.5.0.4');
+    const asked = await ask(c, { company: 'CLI Refused', use_case: 'Tests' });
+    expect(asked.statusCode, asked.body).toBe(201);
+    const id = asked.json().data.id as string;
+    const url = await e.t.listen();
+    const bin = join(import.meta.dirname, '../../bin/carebook.mjs');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [bin, '--url', url, '--admin-token', 'test-admin-token-0123456789abcdefgh', 'developer', 'refuse-production', id, '--reason', 'Incomplete use case'],
+      { env: { PATH: process.env.PATH! }, timeout: scaled(60_000) },
+    );
+    expect(stdout).toContain(`request ${id} of ${c.email} refused`);
+    const row = await e.t.db.selectFrom('production_requests').select(['status', 'refusal_reason']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'refused', refusal_reason: 'Incomplete use case' });
+  }, scaled(90_000));
+
+  it('asking, refused, asking again, eight times in a row: every ask is recorded (PostgreSQL plans a prepared statement generically from its sixth run)', async () => {
+    const c = await newConsoleAccount(e.t, '10.5.0.5');
+    for (let i = 0; i < 8; i++) {
+      const asked = await ask(c, { company: `Round ${i}`, use_case: 'Tests' });
+      expect(asked.statusCode, `ask ${i}: ${asked.body}`).toBe(201);
+      expect((await ask(c, { company: `Round ${i}`, use_case: 'Tests' })).statusCode).toBe(409);
+      const refused = await e.t.app.inject({ method: 'POST', url: `/admin/v1/production-requests/${asked.json().data.id}/refuse`, headers: ADMIN, payload: { reason: `no ${i}` } });
+      expect(refused.statusCode).toBe(200);
+    }
+  });
 });

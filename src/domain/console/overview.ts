@@ -8,7 +8,14 @@ export interface ConsoleOverview {
   user_id: string;
   email: string;
   developers: { developer_id: string; name: string; env: Env; created_at: string }[];
-  production: { status: ProductionStatus; request_id: string | null; requested_at: string | null; decided_at: string | null };
+  production: {
+    status: ProductionStatus;
+    request_id: string | null;
+    requested_at: string | null;
+    decided_at: string | null;
+    refusal_reason: string | null;
+    console_url: string | null;
+  };
 }
 
 /** The account, the developer accounts it owns (oldest first) and where its production access stands. */
@@ -22,6 +29,13 @@ export async function consoleOverview(db: Db, user: ConsoleUser): Promise<Consol
     user_id: user.userId,
     email: user.email,
     developers: devs.map((d) => ({ developer_id: d.id, name: d.name, env: d.env, created_at: d.created_at.toISOString() })),
-    production: { status, request_id: req?.id ?? null, requested_at: req?.created_at ?? null, decided_at: req?.decided_at ?? null },
+    production: {
+      status,
+      request_id: req?.id ?? null,
+      requested_at: req?.created_at ?? null,
+      decided_at: req?.decided_at ?? null,
+      refusal_reason: req?.status === 'refused' ? req.refusal_reason : null,
+      console_url: req?.status === 'granted' ? req.production_console_url : null,
+    },
   };
 }

@@ -1,15 +1,14 @@
 /**
- * Production access (docs/decisions/0015-developer-console.md, "Sandbox first"; docs/api/admin.md,
- * "Production requests"): a console account asks for it once its sandbox developer exists; the
- * operator lists the requests and grants one, which creates the production developer owned by the
- * same account, with one app whose machine secret nobody has seen (the account's first read of the
- * app in the console shows it). Framework-free.
+ * Production requests (docs/decisions/0015-developer-console.md, "Sandbox first"; docs/api/admin.md,
+ * "Production requests"): a console account asks for production access once its sandbox developer
+ * exists; the operator lists the requests and grants (production-grant.ts) or refuses one; a refused
+ * account may ask again. Framework-free.
  */
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
 import { prefixedId } from '../../lib/ids.js';
-import { insertDeveloperWithApp } from '../developers/create-developer.js';
-import { conflict, notFound } from '../errors.js';
+import { conflict, invalidInput, notFound } from '../errors.js';
 import type { ConsoleUser } from './accounts.js';
 
 export type ProductionStatus = 'none' | 'pending' | 'granted' | 'refused';
@@ -25,12 +24,37 @@ export interface ProductionRequestView {
   created_at: string;
   decided_at: string | null;
   production_developer_id: string | null;
+  /** Why the operator refused it; null otherwise. */
+  refusal_reason: string | null;
+  /** Where the account signs in to its production console, when production runs on its own database; null otherwise. */
+  production_console_url: string | null;
 }
 
-const requestColumns = ['r.id', 'r.user_id', 'u.email', 'r.sandbox_developer_id', 'r.company', 'r.use_case', 'r.status', 'r.created_at', 'r.decided_at', 'r.production_developer_id'] as const;
+const requestColumns = [
+  'r.id', 'r.user_id', 'u.email', 'r.sandbox_developer_id', 'r.company', 'r.use_case', 'r.status', 'r.created_at', 'r.decided_at',
+  'r.production_developer_id', 'r.refusal_reason', 'r.production_console_url',
+] as const;
 
-function view(r: { id: string; user_id: string; email: string; sandbox_developer_id: string; company: string; use_case: string; status: ProductionRequestView['status']; created_at: Date; decided_at: Date | null; production_developer_id: string | null }): ProductionRequestView {
+type RequestRow = Omit<ProductionRequestView, 'created_at' | 'decided_at'> & { created_at: Date; decided_at: Date | null };
+
+function view(r: RequestRow): ProductionRequestView {
   return { ...r, created_at: r.created_at.toISOString(), decided_at: r.decided_at ? r.decided_at.toISOString() : null };
+}
+
+/** The request `id` as the operator and the account see it. */
+export async function readProductionRequest(db: Db, id: string): Promise<ProductionRequestView> {
+  return view(await db.selectFrom('production_requests as r').innerJoin('users as u', 'u.id', 'r.user_id').select([...requestColumns]).where('r.id', '=', id).executeTakeFirstOrThrow());
+}
+
+/**
+ * Locks the pending request `requestId` of `env` for the rest of the transaction `trx`. Throws
+ * `not_found` (naming `request_id`) for an unknown request, `conflict` for one already decided.
+ */
+export async function lockPendingRequest(trx: Db, env: Env, requestId: string) {
+  const req = await trx.selectFrom('production_requests').selectAll().where('id', '=', requestId).where('env', '=', env).forUpdate().executeTakeFirst();
+  if (!req) throw notFound(`no production request ${requestId}`, 'request_id');
+  if (req.status !== 'pending') throw conflict(`the production request is already ${req.status}`, 'request_id');
+  return req;
 }
 
 /** The account's latest production request, or undefined. */
@@ -52,7 +76,9 @@ export async function requestProduction(db: Db, user: ConsoleUser, input: { comp
   const inserted = await db
     .insertInto('production_requests')
     .values({ id, env: user.env, user_id: user.userId, sandbox_developer_id: sandbox.id, company: input.company, use_case: input.useCase })
-    .onConflict((oc) => oc.column('user_id').where('status', '=', 'pending').doNothing())
+    // The index predicate as a literal: with a parameter, PostgreSQL's generic plan of the prepared
+    // statement (from its sixth run) cannot match the partial unique index and fails with 42P10.
+    .onConflict((oc) => oc.column('user_id').where('status', '=', sql.lit('pending')).doNothing())
     .returning('id')
     .executeTakeFirst();
   if (!inserted) throw conflict('a production request of this account is already pending');
@@ -67,20 +93,16 @@ export async function listProductionRequests(db: Db, env: Env, status?: Producti
 }
 
 /**
- * Grants a pending request: creates the production developer (named after the company) owned by
- * the requesting account, with one app (no redirect URIs yet; the account adds them in the
- * console), and marks the request granted. 404 for an unknown request, 409 for one already decided.
+ * Refuses a pending request with the operator's `reason`, which the account reads in its console
+ * (docs/api/admin.md#production-requests). The account may then ask again. Throws as
+ * `lockPendingRequest`, and `invalid` naming `reason` when it is blank or over 1,000 characters.
  */
-export async function grantProduction(db: Db, env: Env, requestId: string): Promise<ProductionRequestView & { app_id: string }> {
+export async function refuseProduction(db: Db, env: Env, requestId: string, reason: string): Promise<ProductionRequestView> {
+  const text = reason.trim();
+  if (!text || text.length > 1000) throw invalidInput('reason', 'must be 1 to 1000 characters, not only spaces');
   return db.transaction().execute(async (trx) => {
-    const req = await trx.selectFrom('production_requests').selectAll().where('id', '=', requestId).where('env', '=', env).forUpdate().executeTakeFirst();
-    if (!req) throw notFound(`no production request ${requestId}`, 'request_id');
-    if (req.status !== 'pending') throw conflict(`the production request is already ${req.status}`, 'request_id');
-    const { developer, appId } = await insertDeveloperWithApp(trx, { env: 'production', name: req.company });
-    await trx.updateTable('oauth_clients').set({ secret_reveal_pending: true }).where('client_id', '=', developer.client_id).execute();
-    await trx.insertInto('developer_members').values({ user_id: req.user_id, developer_id: developer.developer_id, role: 'owner' }).execute();
-    await trx.updateTable('production_requests').set({ status: 'granted', decided_at: new Date(), production_developer_id: developer.developer_id }).where('id', '=', req.id).execute();
-    const row = await trx.selectFrom('production_requests as r').innerJoin('users as u', 'u.id', 'r.user_id').select([...requestColumns]).where('r.id', '=', req.id).executeTakeFirstOrThrow();
-    return { ...view(row), app_id: appId };
+    const req = await lockPendingRequest(trx, env, requestId);
+    await trx.updateTable('production_requests').set({ status: 'refused', decided_at: new Date(), refusal_reason: text }).where('id', '=', req.id).execute();
+    return readProductionRequest(trx, req.id);
   });
 }

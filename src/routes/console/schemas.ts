@@ -56,6 +56,10 @@ export const Me = Type.Object({
     request_id: Type.Union([Type.String(), Type.Null()]),
     requested_at: NullableDateTime,
     decided_at: NullableDateTime,
+    refusal_reason: Type.Union([Type.String(), Type.Null()], { description: 'The operator\'s reason, when the latest request was refused' }),
+    console_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'Granted into a production deployment with its own database: its console, where the same e-mail address and password sign in; null otherwise',
+    }),
   }),
 });
 
@@ -75,4 +79,8 @@ export const ProductionRequest = Type.Object({
   created_at: DateTime,
   decided_at: NullableDateTime,
   production_developer_id: Type.Union([Type.String(), Type.Null()]),
+  refusal_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the operator refused the request; null unless refused' }),
+  production_console_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'Where the account signs in to its production console (the same e-mail address and password), when production runs on its own database; null otherwise',
+  }),
 });

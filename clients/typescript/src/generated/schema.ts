@@ -3833,7 +3833,9 @@ export interface operations {
                      *           "status": "none",
                      *           "request_id": "req_3f9a1c",
                      *           "requested_at": "2026-12-01T09:30:00-05:00",
-                     *           "decided_at": "2026-12-01T09:30:00-05:00"
+                     *           "decided_at": "2026-12-01T09:30:00-05:00",
+                     *           "refusal_reason": "string",
+                     *           "console_url": "https://api.example.org/v1/resource?page=1"
                      *         }
                      *       }
                      *     }
@@ -3850,7 +3852,11 @@ export interface operations {
                             }[];
                             email: string;
                             production: {
+                                /** @description Granted into a production deployment with its own database: its console, where the same e-mail address and password sign in; null otherwise */
+                                console_url: string | null;
                                 decided_at: string | null;
+                                /** @description The operator's reason, when the latest request was refused */
+                                refusal_reason: string | null;
                                 request_id: string | null;
                                 requested_at: string | null;
                                 status: "none" | "pending" | "granted" | "refused";
@@ -3939,7 +3945,9 @@ export interface operations {
                      *         "status": "pending",
                      *         "created_at": "2026-12-01T09:30:00-05:00",
                      *         "decided_at": "2026-12-01T09:30:00-05:00",
-                     *         "production_developer_id": "string"
+                     *         "production_developer_id": "string",
+                     *         "refusal_reason": "string",
+                     *         "production_console_url": "https://api.example.org/v1/resource?page=1"
                      *       }
                      *     }
                      */
@@ -3951,7 +3959,11 @@ export interface operations {
                             decided_at: string | null;
                             email: string;
                             id: string;
+                            /** @description Where the account signs in to its production console (the same e-mail address and password), when production runs on its own database; null otherwise */
+                            production_console_url: string | null;
                             production_developer_id: string | null;
+                            /** @description Why the operator refused the request; null unless refused */
+                            refusal_reason: string | null;
                             sandbox_developer_id: string;
                             status: "pending" | "granted" | "refused";
                             use_case: string;

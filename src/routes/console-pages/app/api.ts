@@ -18,7 +18,14 @@ export interface Me {
   user_id: string;
   email: string;
   developers: { developer_id: string; name: string; env: Env; created_at: string }[];
-  production: { status: 'none' | 'pending' | 'granted' | 'refused'; request_id: string | null; requested_at: string | null; decided_at: string | null };
+  production: {
+    status: 'none' | 'pending' | 'granted' | 'refused';
+    request_id: string | null;
+    requested_at: string | null;
+    decided_at: string | null;
+    refusal_reason: string | null;
+    console_url: string | null;
+  };
 }
 
 /** One client of an app; `client_secret` only in the one answer that shows it. */
