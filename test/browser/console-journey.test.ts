@@ -274,7 +274,7 @@ describe(`the developer console journey in one browser session (${engineName})`,
     await console_.getByRole('button', { name: 'Filter' }).click();
     const row = console_.locator('#dl-table tbody tr', { hasText: webhookId });
     await row.waitFor();
-    expect(await console_.locator('#dl-table tbody tr').count()).toBe(1);
+    await expect.poll(() => console_.locator('#dl-table tbody tr').count()).toBe(1);
     expect(await row.textContent()).toMatch(/updated.*200 \(delivered\)/);
     await shot(console_, 'delivery-log');
     await console_.getByRole('button', { name: `Replay ${webhookId}` }).click();
