@@ -44,7 +44,7 @@ export const CONSOLE_OPERATIONS: Record<string, { operationId: string; descripti
   },
   'GET /console/v1/developers/{developer_id}/usage': {
     operationId: 'readConsoleUsage',
-    description: 'Requests and errors per client and UTC day for the last `days` days, and the rate-limit headroom: your limit per minute against your calls of the last minute.',
+    description: 'Requests, errors and error rate per app and UTC day for the last `days` days, each with the app\'s clients, and the rate-limit headroom: your limit per minute against your calls of the last minute, in all, per app and per client.',
   },
   'POST /console/v1/developers/{developer_id}/sandbox/reset': {
     operationId: 'resetConsoleSandbox',

@@ -6,6 +6,7 @@
  * that every operation has a summary and examples, and that every example matches its schema.
  */
 
+import { consoleExamples } from './openapi-console-examples.js';
 import { practiceExamples } from './openapi-practice-examples.js';
 import type { Json, OperationExamples } from './openapi-example-types.js';
 
@@ -175,6 +176,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   'POST /v1/provider_locations/{provider_location_id}/insurance_mappings': { request: { insurance_plan_ids: ['ip_aetna_ppo'], operation: 'Add' } },
   'GET /v1/appointments/{appointment_id}/attachments/{attachment_id}': { response: '<file bytes>' },
   ...practiceExamples({ providerId: PROVIDER_ID, locationId: LOCATION_ID, visitReasonId: VISIT_REASON_ID, appointmentId: APPOINTMENT_ID }),
+  ...consoleExamples,
 };
 
 /** A plausible value for a string field, from its format and name. */

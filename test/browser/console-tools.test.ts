@@ -5,8 +5,9 @@
  * the test event with it), runs the `failed` fixture in the Sandbox view; the evaluator and the webhook
  * worker run once; the delivery shows in the log and a replay sends the same `webhook-id` again; the
  * same for a provider-side move (the manual fixture's booking confirmed for the provider). The
- * Request log finds a `/v1` call by its `request_id`, Usage shows a bar, the sandbox resets after a
- * confirmation. Screenshots at 1280 and 390 px go to `CONSOLE_SHOTS_DIR`.
+ * Request log finds a `/v1` call by its `request_id`, Usage shows a bar per app and the same numbers
+ * as a table, the sandbox resets after a confirmation.
+ * Screenshots at 1280 and 390 px go to `CONSOLE_SHOTS_DIR`.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -138,7 +139,8 @@ describe('developer console tool views in Chromium', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     const rows = page.locator('#dl-table tbody tr');
     await page.locator('#dl-table tbody tr', { hasText: webhookId }).waitFor();
-    expect(await rows.count()).toBe(1);
+    // The unfiltered list (with the test event) may still show until the filtered one arrives.
+    await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.first().textContent()).toMatch(/updated.*200 \(delivered\)/);
     await page.getByLabel('Delivery status').selectOption('failed');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -183,7 +185,7 @@ describe('developer console tool views in Chromium', () => {
     expect(hooks().map((h) => h.headers['webhook-id'])).toEqual([webhookId, webhookId]);
   });
 
-  it('Request log finds a /v1 call by request_id; Usage shows a bar and the rate-limit headroom', async () => {
+  it('Request log finds a /v1 call by request_id; Usage shows a bar per app, the same as a table, and the rate-limit headroom', async () => {
     const token = await fetch(`${base}${authPath(t)}/oauth/token`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ grant_type: 'client_credentials', client_id: machine.id, client_secret: machine.secret, audience: t.config.audience }),
@@ -212,11 +214,16 @@ describe('developer console tool views in Chromium', () => {
     await page.screenshot({ path: shot('tools-logs-1280'), fullPage: true });
 
     await go('usage');
-    const bar = page.locator('#usage-days meter').first();
+    const bar = page.locator('#usage-chart meter').first();
     await bar.waitFor();
     expect(Number(await bar.getAttribute('value'))).toBeGreaterThanOrEqual(1);
     expect(await page.locator('#rate meter').count()).toBe(1);
-    expect(await page.locator('#usage-days').textContent()).toContain(machine.id);
+    // The chart's bars are per app; the table says the same in text, with the client's share.
+    const appName = (await page.locator('#usage-chart .bar-label').first().textContent())!;
+    const first = page.locator('#usage-table tbody tr').first();
+    expect(await first.locator('td').first().textContent()).toBe(appName);
+    expect(await first.textContent()).toContain(machine.id);
+    expect(await page.locator('#rate-apps').textContent()).toContain(appName);
     await page.screenshot({ path: shot('tools-usage-1280'), fullPage: true });
   });
 

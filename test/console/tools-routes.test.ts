@@ -242,14 +242,16 @@ describe(`console developer tool routes (${engineName})`, () => {
     }
   });
 
-  it('GET usage: A\'s calls per client and day and the rate-limit headroom; 400 names days', async () => {
+  it('GET usage: A\'s calls per app and day and the rate-limit headroom; 400 names days', async () => {
     const res = await call(a, 'GET', `${base(a.developerId)}/usage?days=7`);
     expect(res.statusCode).toBe(200);
-    const data = res.json().data as { days: { client_id: string; requests: number; errors: number }[]; rate_limit: { per_minute: number; by_client: { client_id: string }[] } };
+    type Day = { app_id: string | null; requests: number; errors: number; clients: { client_id: string }[] };
+    const data = res.json().data as { days: Day[]; rate_limit: { per_minute: number; by_app: { app_id: string }[]; by_client: { client_id: string }[] } };
     expect(data.days.length).toBeGreaterThan(0);
-    expect(data.days.every((d) => d.client_id === a.machine.client_id)).toBe(true);
+    expect(data.days.every((d) => d.app_id === a.appId && d.clients.every((c) => c.client_id === a.machine.client_id))).toBe(true);
     expect(data.days.reduce((n, d) => n + d.errors, 0)).toBeGreaterThanOrEqual(1);
     expect(data.rate_limit.per_minute).toBe(t.config.rateLimitPerMinute);
+    expect(data.rate_limit.by_app.map((x) => x.app_id)).toEqual([a.appId]);
     expect(data.rate_limit.by_client.map((c) => c.client_id)).toEqual([a.machine.client_id]);
     for (const days of ['0', '91', '1.5', 'x']) {
       const bad = await call(a, 'GET', `${base(a.developerId)}/usage?days=${days}`);

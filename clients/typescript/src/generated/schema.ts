@@ -273,8 +273,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your requests and errors per day and client, and your rate-limit headroom
-         * @description Requests and errors per client and UTC day for the last `days` days, and the rate-limit headroom: your limit per minute against your calls of the last minute.
+         * Your requests, errors and error rate per app and day, and your rate-limit headroom
+         * @description Requests, errors and error rate per app and UTC day for the last `days` days, each with the app's clients, and the rate-limit headroom: your limit per minute against your calls of the last minute, in all, per app and per client.
          */
         get: operations["readConsoleUsage"];
         put?: never;
@@ -2977,20 +2977,89 @@ export interface operations {
                      *       "data": {
                      *         "days": [
                      *           {
-                     *             "day": "2026-12-01",
-                     *             "client_id": "<CLIENT_ID>",
-                     *             "requests": 1,
-                     *             "errors": 1,
-                     *             "error_rate": 1
+                     *             "day": "2026-11-26",
+                     *             "app_id": "ap_O8wPewOmmyczY0T0",
+                     *             "app_name": "Booking app",
+                     *             "requests": 140,
+                     *             "errors": 7,
+                     *             "error_rate": 0.05,
+                     *             "clients": [
+                     *               {
+                     *                 "client_id": "cl_4mATbSbGODNG4Cd_M8C5fQ",
+                     *                 "kind": "machine",
+                     *                 "requests": 120,
+                     *                 "errors": 6,
+                     *                 "error_rate": 0.05
+                     *               },
+                     *               {
+                     *                 "client_id": "uc_fDMhT_zxBdVq55iu_mcyVQ",
+                     *                 "kind": "user",
+                     *                 "requests": 20,
+                     *                 "errors": 1,
+                     *                 "error_rate": 0.05
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "day": "2026-11-26",
+                     *             "app_id": "ap_q-jo011Ck0jHZncl",
+                     *             "app_name": "Booking widget",
+                     *             "requests": 12,
+                     *             "errors": 0,
+                     *             "error_rate": 0,
+                     *             "clients": [
+                     *               {
+                     *                 "client_id": "cl_nnEamtOX3hnMQKO3eHXNzw",
+                     *                 "kind": "machine",
+                     *                 "requests": 12,
+                     *                 "errors": 0,
+                     *                 "error_rate": 0
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "day": "2026-11-25",
+                     *             "app_id": "ap_O8wPewOmmyczY0T0",
+                     *             "app_name": "Booking app",
+                     *             "requests": 96,
+                     *             "errors": 12,
+                     *             "error_rate": 0.125,
+                     *             "clients": [
+                     *               {
+                     *                 "client_id": "cl_4mATbSbGODNG4Cd_M8C5fQ",
+                     *                 "kind": "machine",
+                     *                 "requests": 96,
+                     *                 "errors": 12,
+                     *                 "error_rate": 0.125
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "rate_limit": {
-                     *           "per_minute": 1,
-                     *           "used_last_minute": 1,
-                     *           "remaining": 1,
+                     *           "per_minute": 1200,
+                     *           "used_last_minute": 9,
+                     *           "remaining": 1191,
+                     *           "by_app": [
+                     *             {
+                     *               "app_id": "ap_O8wPewOmmyczY0T0",
+                     *               "app_name": "Booking app",
+                     *               "requests": 8
+                     *             },
+                     *             {
+                     *               "app_id": "ap_q-jo011Ck0jHZncl",
+                     *               "app_name": "Booking widget",
+                     *               "requests": 1
+                     *             }
+                     *           ],
                      *           "by_client": [
                      *             {
-                     *               "client_id": "<CLIENT_ID>",
+                     *               "client_id": "cl_4mATbSbGODNG4Cd_M8C5fQ",
+                     *               "app_id": "ap_O8wPewOmmyczY0T0",
+                     *               "requests": 8
+                     *             },
+                     *             {
+                     *               "client_id": "cl_nnEamtOX3hnMQKO3eHXNzw",
+                     *               "app_id": "ap_q-jo011Ck0jHZncl",
                      *               "requests": 1
                      *             }
                      *           ]
@@ -3000,24 +3069,51 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** @description Newest day first; within a day, apps oldest first and calls of no app last */
                             days: {
-                                client_id: string;
+                                /** @description The app; null for calls of clients that belong to no app, one row per day */
+                                app_id: string | null;
+                                /** @description The app's name; null with `app_id` */
+                                app_name: string | null;
+                                /** @description The app's clients that made calls that day */
+                                clients: {
+                                    client_id: string;
+                                    error_rate: number;
+                                    /** @description Answers with status 400 and above */
+                                    errors: number;
+                                    /** @description `machine` (the confidential credential) or `user` (the public user client); null for a client no longer known */
+                                    kind: ("machine" | "user") | null;
+                                    requests: number;
+                                }[];
                                 /**
                                  * Format: date
                                  * @description UTC date
                                  */
                                 day: string;
+                                /** @description `errors / requests`, rounded to four decimals */
                                 error_rate: number;
                                 /** @description Answers with status 400 and above */
                                 errors: number;
+                                /** @description Calls with any of the app's clients that day */
                                 requests: number;
                             }[];
                             rate_limit: {
+                                by_app: {
+                                    /** @description Null: clients of no app */
+                                    app_id: string | null;
+                                    /** @description The app's name */
+                                    app_name: string | null;
+                                    requests: number;
+                                }[];
                                 by_client: {
+                                    /** @description Null: a client of no app */
+                                    app_id: string | null;
                                     client_id: string;
                                     requests: number;
                                 }[];
+                                /** @description The limit of each credential */
                                 per_minute: number;
+                                /** @description `per_minute - used_last_minute` (at least 0): the least any one credential has left */
                                 remaining: number;
                                 /** @description Your calls in the last 60 seconds, as logged */
                                 used_last_minute: number;

@@ -12,9 +12,15 @@ export interface Delivery extends Answer {
   update_type: 'created' | 'updated' | 'cancelled' | null; event_status: string; attempt: number; url: string;
 }
 export interface LoggedRequest { request_id: string; at: string; method: string; path: string; status: number; latency_ms: number; client_id: string; error: Record<string, unknown> | null }
+export interface UsageClient { client_id: string; kind: 'machine' | 'user' | null; requests: number; errors: number; error_rate: number }
+export interface UsageDay { day: string; app_id: string | null; app_name: string | null; requests: number; errors: number; error_rate: number; clients: UsageClient[] }
 export interface Usage {
-  days: { day: string; client_id: string; requests: number; errors: number; error_rate: number }[];
-  rate_limit: { per_minute: number; used_last_minute: number; remaining: number; by_client: { client_id: string; requests: number }[] };
+  days: UsageDay[];
+  rate_limit: {
+    per_minute: number; used_last_minute: number; remaining: number;
+    by_app: { app_id: string | null; app_name: string | null; requests: number }[];
+    by_client: { client_id: string; app_id: string | null; requests: number }[];
+  };
 }
 export interface Fixture { name: string; provider_location_id: string; outcome: string; webhook: boolean }
 export interface FixtureRun { fixture: Fixture; appointment_id: string; appointment_status: string; start_time: string }
