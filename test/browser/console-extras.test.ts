@@ -8,20 +8,14 @@
  * says where it is. Every view fits 390 px. Screenshots go to `CONSOLE_SHOTS_DIR`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { consoleEmail } from '../helpers/console.js';
-import { scaled } from '../helpers/scale.js';
-import { launchChromium } from './chromium.js';
+import { consoleShot, openConsoleBrowser, signUpInConsole, type ConsoleBrowser } from './console-browser.js';
 
-const SHOTS_DIR = process.env.CONSOLE_SHOTS_DIR ?? join(tmpdir(), 'carebook-console-shots');
-mkdirSync(SHOTS_DIR, { recursive: true });
-const shot = (name: string): string => join(SHOTS_DIR, `${name}.png`);
+const shot = consoleShot;
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefgh';
 
 /** The three recipes as docs/webhooks.md has them. */
@@ -35,7 +29,7 @@ describe('developer console extras in Chromium', () => {
   let t: TestApp;
   let base: string;
   let context: BrowserContext;
-  let userDataDir: string;
+  let browser: ConsoleBrowser;
   let page: Page;
   const errors: string[] = [];
   const email = consoleEmail('extras');
@@ -45,20 +39,13 @@ describe('developer console extras in Chromium', () => {
   beforeAll(async () => {
     t = await testApp({ HOST: '127.0.0.1' });
     base = await t.listen();
-    userDataDir = await mkdtemp(join(tmpdir(), 'carebook-chromium-'));
-    context = await launchChromium(userDataDir);
-    page = await context.newPage();
-    page.setDefaultTimeout(scaled(10_000));
-    await page.setViewportSize({ width: 1280, height: 900 });
-    const ours = (url: string): boolean => !/\/authorize|\/favicon\.ico$/.test(url);
-    page.on('console', (m) => m.type() === 'error' && ours(m.location().url) && errors.push(`${m.text()} (${m.location().url})`));
-    page.on('response', (r) => r.status() >= 400 && ours(r.url()) && errors.push(`${r.status()} ${r.url()}`));
-    page.on('pageerror', (err) => errors.push(err.message));
+    browser = await openConsoleBrowser(errors);
+    context = browser.context;
+    page = await browser.newPage();
   }, 120_000);
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await t?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   const said = (text: string | RegExp) => page.locator('#status', { hasText: text }).waitFor();
@@ -69,16 +56,7 @@ describe('developer console extras in Chromium', () => {
   };
 
   it('signs up, reads the sandbox app secret once, and asks for production access', async () => {
-    await page.goto(`${base}/console`);
-    await page.getByRole('button', { name: 'Create a developer account' }).click();
-    await page.waitForURL(/\/authorize\?/);
-    await page.getByRole('link', { name: 'Create a developer account' }).click();
-    await page.getByLabel('E-mail address').fill(email);
-    await page.locator('#password').fill(password);
-    await page.locator('#password_confirm').fill(password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signUpInConsole(page, base, { email, password });
     await page.locator('#app-list a').first().click();
     const card = page.locator('[data-secret-for]');
     machine = { id: (await card.getAttribute('data-secret-for'))!, secret: await card.locator('input').inputValue() };

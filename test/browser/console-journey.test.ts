@@ -14,12 +14,9 @@
  * details; this one checks that the steps make one journey.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { DateTime } from 'luxon';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEvaluatorOnce } from '../../src/domain/appointments/evaluator.js';
@@ -31,13 +28,10 @@ import { testApp, type TestApp } from '../helpers/app.js';
 import { authPath } from '../helpers/auth.js';
 import { consoleEmail } from '../helpers/console.js';
 import { engineName } from '../helpers/db.js';
-import { scaled } from '../helpers/scale.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
-import { launchChromium } from './chromium.js';
+import { consoleShot, openConsoleBrowser, signUpInConsole, type ConsoleBrowser } from './console-browser.js';
 import { showCalendar, until } from './practice-helpers.js';
 
-const SHOTS_DIR = process.env.CONSOLE_SHOTS_DIR ?? join(tmpdir(), 'carebook-console-shots');
-mkdirSync(SHOTS_DIR, { recursive: true });
 const APP_NAME = 'Journey booking app';
 
 type Hook = { event_type?: string; data?: { appointment_data?: { appointment_id?: string; appointment_update_type?: string; changed_attributes?: { attribute_path: string }[] } } };
@@ -45,8 +39,7 @@ type Hook = { event_type?: string; data?: { appointment_data?: { appointment_id?
 describe(`the developer console journey in one browser session (${engineName})`, () => {
   let t: TestApp;
   let base: string;
-  let context: BrowserContext;
-  let userDataDir: string;
+  let browser: ConsoleBrowser;
   let rx: Receiver;
   let delivery: RunningLoop;
   /** The receiver's key: the one the console generates, once it shows it. */
@@ -64,29 +57,17 @@ describe(`the developer console journey in one browser session (${engineName})`,
       webhookDeliveryJob({ db: t.db, config: { ...t.config, allowPrivateWebhookTargets: true, webhookRetryBaseMs: 20, workerPollMs: 50 }, engine: t.handle.engine }),
       pino({ level: 'silent' }),
     );
-    userDataDir = await mkdtemp(join(tmpdir(), 'carebook-chromium-'));
-    context = await launchChromium(userDataDir);
+    browser = await openConsoleBrowser(errors);
   }, 120_000);
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await delivery?.stop();
     await rx?.close();
     await t?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
-  async function newPage(): Promise<Page> {
-    const p = await context.newPage();
-    p.setDefaultTimeout(scaled(10_000));
-    await p.setViewportSize({ width: 1280, height: 900 });
-    // Errors of our own pages (the sign-in pages have no favicon).
-    const ours = (url: string): boolean => !/\/authorize|\/favicon\.ico$/.test(url);
-    p.on('console', (m) => m.type() === 'error' && ours(m.location().url) && errors.push(`${m.text()} (${m.location().url})`));
-    p.on('response', (r) => r.status() >= 400 && ours(r.url()) && errors.push(`${r.status()} ${r.url()}`));
-    p.on('pageerror', (err) => errors.push(err.message));
-    return p;
-  }
-  const shot = (p: Page, name: string) => p.screenshot({ path: join(SHOTS_DIR, `journey-${String(++step).padStart(2, '0')}-${name}.png`), fullPage: true });
+  const newPage = (): Promise<Page> => browser.newPage();
+  const shot = (p: Page, name: string) => p.screenshot({ path: consoleShot(`journey-${String(++step).padStart(2, '0')}-${name}`), fullPage: true });
   /** A /v1 call with the app's machine credential, as the developer's own backend would make it. */
   const v1 = async (token: string, path: string): Promise<Record<string, unknown>> => {
     const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -104,16 +85,7 @@ describe(`the developer console journey in one browser session (${engineName})`,
     };
 
     // 1. Sign up on the real sign-in page of the console client; back on the console, signed in.
-    await console_.goto(`${base}/console`);
-    await console_.getByRole('button', { name: 'Create a developer account' }).click();
-    await console_.waitForURL(/\/authorize\?/);
-    await console_.getByRole('link', { name: 'Create a developer account' }).click();
-    await console_.getByLabel('E-mail address').fill(dev.email);
-    await console_.locator('#password').fill(dev.password);
-    await console_.locator('#password_confirm').fill(dev.password);
-    await console_.getByRole('button', { name: 'Create account' }).click();
-    await console_.getByLabel('Password').fill(dev.password);
-    await console_.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signUpInConsole(console_, base, dev);
     await console_.locator('#app-list > li').first().waitFor();
     expect(await console_.locator('#who').textContent()).toBe(dev.email);
     await shot(console_, 'signed-up');
@@ -296,6 +268,6 @@ describe(`the developer console journey in one browser session (${engineName})`,
     expect(await appRow.textContent()).toContain(userClientId);
     await shot(console_, 'usage');
     expect(errors).toEqual([]);
-    console.info(`console journey screenshots: ${SHOTS_DIR}/journey-*.png`);
+    console.info(`console journey screenshots: ${dirname(consoleShot('x'))}/journey-*.png`);
   }, 240_000);
 });

@@ -10,11 +10,7 @@
  * Screenshots at 1280 and 390 px go to `CONSOLE_SHOTS_DIR`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEvaluatorOnce } from '../../src/domain/appointments/evaluator.js';
 import { ensureSandboxFixtures } from '../../src/domain/directory/sandbox-fixtures.js';
@@ -25,17 +21,14 @@ import { authPath } from '../helpers/auth.js';
 import { consoleEmail } from '../helpers/console.js';
 import { scaled } from '../helpers/scale.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
-import { launchChromium } from './chromium.js';
+import { consoleShot, openConsoleBrowser, signUpInConsole, type ConsoleBrowser } from './console-browser.js';
 
-const SHOTS_DIR = process.env.CONSOLE_SHOTS_DIR ?? join(tmpdir(), 'carebook-console-shots');
-mkdirSync(SHOTS_DIR, { recursive: true });
-const shot = (name: string): string => join(SHOTS_DIR, `${name}.png`);
+const shot = consoleShot;
 
 describe('developer console tool views in Chromium', () => {
   let t: TestApp;
   let base: string;
-  let context: BrowserContext;
-  let userDataDir: string;
+  let browser: ConsoleBrowser;
   let page: Page;
   let rx: Receiver;
   /** The receiver's keys: the generated one joins once the page shows it. */
@@ -51,21 +44,13 @@ describe('developer console tool views in Chromium', () => {
     await t.db.transaction().execute((trx) => ensureSandboxFixtures(trx));
     base = await t.listen();
     rx = await startReceiver(keys);
-    userDataDir = await mkdtemp(join(tmpdir(), 'carebook-chromium-'));
-    context = await launchChromium(userDataDir);
-    page = await context.newPage();
-    page.setDefaultTimeout(scaled(10_000));
-    await page.setViewportSize({ width: 1280, height: 900 });
-    const ours = (url: string): boolean => !/\/authorize|\/favicon\.ico$/.test(url);
-    page.on('console', (m) => m.type() === 'error' && ours(m.location().url) && errors.push(`${m.text()} (${m.location().url})`));
-    page.on('response', (r) => r.status() >= 400 && ours(r.url()) && errors.push(`${r.status()} ${r.url()}`));
-    page.on('pageerror', (err) => errors.push(err.message));
+    browser = await openConsoleBrowser(errors);
+    page = await browser.newPage();
   }, 120_000);
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await rx?.close();
     await t?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   const said = (text: string | RegExp) => page.locator('#status', { hasText: text }).waitFor();
@@ -77,16 +62,7 @@ describe('developer console tool views in Chromium', () => {
   };
 
   it('signs up and reads the sandbox app secret once', async () => {
-    await page.goto(`${base}/console`);
-    await page.getByRole('button', { name: 'Create a developer account' }).click();
-    await page.waitForURL(/\/authorize\?/);
-    await page.getByRole('link', { name: 'Create a developer account' }).click();
-    await page.getByLabel('E-mail address').fill(email);
-    await page.locator('#password').fill(password);
-    await page.locator('#password_confirm').fill(password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signUpInConsole(page, base, { email, password });
     await page.locator('#app-list a').first().click();
     const card = page.locator('[data-secret-for]');
     machine = { id: (await card.getAttribute('data-secret-for'))!, secret: await card.locator('input').inputValue() };
