@@ -8,9 +8,10 @@
  * sends GET /healthz every `POLL_MS` (20 ms, each on its own schedule, never waiting for the
  * previous answer) while it uploads one ~10 MB PDF (random bytes after a PDF header, so nothing
  * compresses) and while it downloads it again, and prints p50/p99/max of the healthz answers that
- * started during each phase.
+ * started during each phase; and, as the control, during a second of nothing else (`idle`).
+ * `BENCH_CHILD_FLAGS`: Node flags for the service (e.g. `--cpu-prof`); its other output goes to stderr.
  *
- * `node --import tsx bench/attachment-stall.ts` (`BENCH_ATTACHMENT_MB`, default 9.5; `BENCH_ROUNDS`, default 3)
+ * `node --import tsx bench/attachment-stall.ts` (`BENCH_ATTACHMENT_MB`, default 9.5; `BENCH_ROUNDS`, default 5)
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -107,7 +108,7 @@ async function parent(): Promise<void> {
   const { createBody, nyDate, PL } = await import('../test/appointments/fixtures.js');
   const url = process.env.BENCH_DATABASE_URL;
   const mb = Number(process.env.BENCH_ATTACHMENT_MB ?? 9.5);
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
   const dataDir = await mkdtemp(join(tmpdir(), 'carebook-attachment-bench-'));
   const schema = `bench_attach_${randomBytes(4).toString('hex')}`;
   const pg = url ? new (await import('pg')).default.Client({ connectionString: url }) : undefined;
@@ -117,7 +118,7 @@ async function parent(): Promise<void> {
     await pg.query(`CREATE SCHEMA "${schema}"`);
   }
   const port = 24000 + (process.pid % 1000);
-  const proc = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'child'], {
+  const proc = spawn(process.execPath, [...(process.env.BENCH_CHILD_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', import.meta.filename, 'child'], {
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: url ?? '', BENCH_SCHEMA: url ? schema : '' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -126,6 +127,7 @@ async function parent(): Promise<void> {
       proc.on('exit', (code) => reject(new Error(`the service exited (${code})`)));
       createInterface({ input: proc.stdout! }).on('line', (line) => {
         if (line.startsWith('READY ')) resolve(JSON.parse(line.slice(6)) as Ready);
+        else process.stderr.write(`[service] ${line}\n`);
       });
     });
     const base = ready.url;
@@ -144,8 +146,10 @@ async function parent(): Promise<void> {
     say(`Attachment stall: ${url ? `PostgreSQL (${new URL(url).host})` : 'embedded PGlite (DATA_DIR on disk)'}, ${(pdf.length / 1e6).toFixed(1)} MB PDF, GET /healthz every ${POLL_MS} ms, ${rounds} rounds`);
     say('| round | phase | phase ms | healthz n | p50 ms | p99 ms | max ms |');
     say('|---|---|---|---|---|---|---|');
-    const all: Record<'upload' | 'download', number[]> = { upload: [], download: [] };
+    const all: Record<'idle' | 'upload' | 'download', number[]> = { idle: [], upload: [], download: [] };
     for (let round = 1; round <= rounds; round++) {
+      // The control: the same polling for a second with nothing else going on.
+      const idle = await polled(new URL(base), () => new Promise((r) => setTimeout(r, 1000)));
       const up = await polled(new URL(base), async () => {
         const form = new FormData();
         form.append('attachment_type', 'pcp_patient_referral');
@@ -158,13 +162,13 @@ async function parent(): Promise<void> {
         const body = Buffer.from(await res.arrayBuffer());
         if (res.status !== 200 || !body.equals(pdf)) throw new Error(`download: ${res.status}, ${body.length} bytes, ${body.equals(pdf) ? 'same' : 'different'} bytes`);
       });
-      for (const [phase, r] of [['upload', up], ['download', down]] as const) {
+      for (const [phase, r] of [['idle', idle], ['upload', up], ['download', down]] as const) {
         const s = stats(r.latencies);
         all[phase].push(...r.latencies);
         say(`| ${round} | ${phase} | ${r.ms.toFixed(0)} | ${s.n} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.max.toFixed(1)} |`);
       }
     }
-    for (const phase of ['upload', 'download'] as const) {
+    for (const phase of ['idle', 'upload', 'download'] as const) {
       const s = stats(all[phase]);
       say(`| all | ${phase} | | ${s.n} | ${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.max.toFixed(1)} |`);
     }

@@ -85,7 +85,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: D
         if (err instanceof AttachmentTooLarge) throw Object.assign(new Error('file too large'), { code: 'FST_REQ_FILE_TOO_LARGE' });
         throw err;
       }
-      // A second file part: the files limit refuses it; the first one staged stays the one discarded.
+      // Held on the request until the handler takes it; dropped when the request ends otherwise.
       if (this.stagedAttachment) await this.stagedAttachment.discard();
       this.stagedAttachment = staged;
       if (part.file.truncated) throw Object.assign(new Error('file too large'), { code: 'FST_REQ_FILE_TOO_LARGE' });
