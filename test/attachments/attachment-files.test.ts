@@ -4,7 +4,7 @@
  * come back; damaged bytes are never served; a sandbox reset, an aborted upload and the start-up
  * sweep leave no file behind; and on the embedded engine a 10 MB upload never passes through PGlite.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -112,6 +112,34 @@ describe(`attachment bytes (${onFiles ? 'files under DATA_DIR' : 'the database r
       expect(res.headers['content-type']).toContain('application/json');
       expect(res.json().errors).toEqual([{ field: 'attachment_id', message: expect.stringContaining('integrity check') }]);
     }
+  });
+
+  it('a row that carries its bytes (written before migration 0022) is served from the column on either engine', async () => {
+    const id = (await upload(PDF)).json().data.attachments.at(-1).attachment_id as string;
+    const old = Buffer.concat([PNG, Buffer.from('written by an older version')]);
+    await e.t.db
+      .updateTable('attachments')
+      .set({ content: old, size_bytes: old.length, sha256: createHash('sha256').update(old).digest('hex'), content_type: 'image/png' })
+      .where('id', '=', id)
+      .execute();
+    if (onFiles) await rm(join(dir, id));
+    const res = await download(id);
+    expect(res.statusCode).toBe(200);
+    expect(res.rawPayload.equals(old)).toBe(true);
+    expect(res.headers['content-type']).toBe('image/png');
+  });
+
+  it.skipIf(!onFiles)('a file changed after its check, while it streams, fails the stream rather than ending it as if whole', async () => {
+    const id = (await upload(PDF)).json().data.attachments.at(-1).attachment_id as string;
+    const row = await e.t.db.selectFrom('attachments').select(['id', 'size_bytes', 'sha256']).where('id', '=', id).executeTakeFirstOrThrow();
+    const opened = await e.t.attachments.open(row);
+    if (!opened.ok) throw new Error(opened.reason);
+    const changed = Buffer.from(PDF);
+    changed[5] = changed[5]! ^ 0xff;
+    await writeFile(join(dir, id), changed);
+    await expect((async () => {
+      for await (const chunk of opened.stream) void chunk;
+    })()).rejects.toThrow('changed while it was served');
   });
 
   it('a repeat with the same Idempotency-Key and the same file (another multipart boundary) is replayed; another file of the same size is 409', async () => {

@@ -17,7 +17,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import { fileTypeFromFile } from 'file-type';
 import { AttachmentTooLarge, type AttachmentStore, type OpenedContent, type StagedAttachment, type StoredAttachmentRef } from './store.js';
 
@@ -123,7 +123,10 @@ export async function fileAttachmentStore(dir: string): Promise<AttachmentStore>
     if (!info) return { ok: false, reason: 'missing' };
     if (info.size !== ref.size_bytes) return { ok: false, reason: 'size_mismatch' };
     if ((await sha256OfFile(path)) !== ref.sha256) return { ok: false, reason: 'sha256_mismatch' };
-    return { ok: true, size: info.size, stream: createReadStream(path).pipe(verifying(ref.sha256)) };
+    // pipeline, not pipe: a failure on either side closes the file and fails the served stream.
+    const stream = verifying(ref.sha256);
+    pipeline(createReadStream(path), stream, () => undefined);
+    return { ok: true, size: info.size, stream };
   }
 
   return {
