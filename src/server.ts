@@ -8,6 +8,8 @@ import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { keyEncryptionOf, withKeyEncryption } from './auth/key-encryption.js';
 import { KeyStore } from './auth/signing-keys.js';
+import { attachmentStoreFor } from './domain/attachments/store-for.js';
+import { sweepAttachmentFiles } from './domain/attachments/sweep.js';
 import { bootstrapSandbox } from './domain/demo/bootstrap.js';
 import { buildApp } from './http/app.js';
 import { closeAdmin, listenAdmin } from './http/admin-listener.js';
@@ -37,6 +39,13 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
     (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements }));
   const announce = !opts.quiet && opts.announce !== false;
   await prepareDatabase(handle.db, config, logger, announce);
+  // Attachment bytes: files under DATA_DIR on the embedded engine (docs/decisions/0016-attachment-files.md);
+  // files a crash left without a row go before the service listens.
+  const attachments = await attachmentStoreFor(handle.engine, config.dataDir);
+  if (attachments.kind === 'files') {
+    const swept = await sweepAttachmentFiles(handle.db, attachments);
+    if (swept) logger.info({ event: 'attachment_files_swept', items: swept }, 'attachment files without a row removed');
+  }
 
   // With the background jobs in this process the API kicks the insurance-mapping job after each
   // accepted request (so it is applied at once); without them (`serve --no-workers`) the
@@ -45,7 +54,7 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
   let app: Awaited<ReturnType<typeof buildApp>>;
   let adminServer: Awaited<ReturnType<typeof listenAdmin>> | undefined;
   try {
-    app = await buildApp({ config, db: handle.db, logger, ...(jobs ? { jobs } : {}) });
+    app = await buildApp({ config, db: handle.db, logger, attachments, ...(jobs ? { jobs } : {}) });
     await app.listen({ port: config.port, host: config.host });
     adminServer = config.adminPort !== undefined && config.adminToken ? await listenAdmin(app, config.adminHost, config.adminPort) : undefined;
   } catch (err) {

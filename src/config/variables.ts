@@ -80,7 +80,7 @@ export const configVariables = Type.Object({
       'x-field': 'productionPublicBaseUrl',
     }),
   ),
-  DATA_DIR: Type.String({ default: './data', description: 'embedded database and demo credentials', 'x-field': 'dataDir' }),
+  DATA_DIR: Type.String({ default: './data', description: 'embedded database, its attachment files and demo credentials', 'x-field': 'dataDir' }),
   ADMIN_TOKEN: Type.Optional(
     Type.String({
       description: 'enables the admin API under /admin/v1 with this bearer token (production: at least 32 characters)',

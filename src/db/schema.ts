@@ -507,7 +507,8 @@ export interface AttachmentsTable {
   content_type: string;
   size_bytes: number;
   sha256: string;
-  content: Uint8Array;
+  /** The bytes when the database keeps them (PostgreSQL, rows before migration 0022); null when the file store does (docs/decisions/0016-attachment-files.md). */
+  content: Uint8Array | null;
   created_at: Timestamp;
 }
 

@@ -15,6 +15,8 @@ import type { BookingOutcomePolicy } from '../domain/appointments/outcome-policy
 import type { TokenVerifier } from '../domain/credentials/principal.js';
 import { sandboxBookingOutcomes } from '../domain/sandbox/booking-outcomes.js';
 import type { JobHandles } from '../jobs/registry.js';
+import { databaseAttachmentStore } from '../domain/attachments/database-store.js';
+import type { AttachmentStore } from '../domain/attachments/store.js';
 import { authServer } from '../auth/index.js';
 import { keyEncryptionOf } from '../auth/key-encryption.js';
 import { KeyStore } from '../auth/signing-keys.js';
@@ -72,6 +74,11 @@ export interface AppDeps {
   bookingOutcomes?: BookingOutcomePolicy;
   /** How often a practice's live events stream reads the outbox (ms); default 500 (docs/decisions/0014-practice-workspace.md, "Live calendar"). */
   practiceEventPollMs?: number;
+  /**
+   * Where attachment bytes live (docs/decisions/0016-attachment-files.md): `attachmentStoreFor` gives
+   * files under `${DATA_DIR}/attachments` on the embedded engine; by default the database row.
+   */
+  attachments?: AttachmentStore;
 }
 
 /** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
@@ -92,6 +99,7 @@ const logs = (log: FastifyBaseLogger, level: 'debug' | 'info'): boolean => (LEVE
 /** Builds the application (docs/api/README.md, docs/api/deployment.md#configuration). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db } = deps;
+  const attachments = deps.attachments ?? databaseAttachmentStore();
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: requestIdGenerator(),
@@ -219,6 +227,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config,
     db,
     outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes,
+    attachments,
     consoleGuard: makeConsoleGuard(createConsoleTokenVerifier({ config, db, reader }), limiter),
   });
   // The developer console's page at /console (every environment; it calls only /console/v1).
@@ -237,7 +246,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Webhooks: the sandbox's mock delivery (issue #5).
   await app.register(webhookRoutes, { config });
   // Appointment attachments (issue #5).
-  await app.register(attachmentRoutes, { config, db });
+  await app.register(attachmentRoutes, { config, db, attachments });
 
   // The booking demo at /demo (issue #7): sandbox only, so production answers 404.
   if (config.appEnv === 'sandbox') await app.register(demoRoutes, { config, db });

@@ -78,7 +78,8 @@ function stableJson(v: unknown): string {
   if (v && typeof v === 'object') {
     const part = v as { type?: unknown; fieldname?: unknown; value?: unknown; _buf?: unknown };
     if (typeof part.fieldname === 'string' && (part.type === 'file' || part.type === 'field')) {
-      return part.type === 'file' ? stableJson(part._buf ?? null) : stableJson(part.value);
+      // A file part streamed to the attachment store carries its size and SHA-256 as `value`.
+      return part.type === 'file' ? stableJson(part._buf ?? part.value ?? null) : stableJson(part.value);
     }
     const o = v as Record<string, unknown>;
     return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`).join(',')}}`;

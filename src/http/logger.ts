@@ -26,6 +26,8 @@ export const LOGGABLE_FIELDS: ReadonlySet<string> = new Set([
   // A practice's schedule change (src/routes/practice/schedule): the kind of change, opaque ids of the
   // practice, the staff login and the directory rows changed, and a count. No patient is named by any.
   'change', 'practice_id', 'user_id', 'provider_id', 'provider_location_id', 'time_off_id', 'stranded_count',
+  // An attachment whose stored bytes failed their check (docs/decisions/0016-attachment-files.md): its opaque id.
+  'attachment_id',
 ]);
 
 /** Logs `path?name1&name2` without values: query values may carry patient identifiers. */

@@ -184,7 +184,7 @@ export const OPERATIONS: Record<string, { operationId: string; description: stri
   },
   'GET /v1/appointments/{appointment_id}/attachments/{attachment_id}': {
     operationId: 'downloadAttachment',
-    description: 'Downloads an attachment of an appointment the token may see, with its stored content type.',
+    description: 'Downloads an attachment of an appointment the token may see, with its stored content type. Bytes that no longer match the size and SHA-256 recorded at upload are never served: 409 naming `attachment_id` (upload the file again).',
   },
 };
 

@@ -125,7 +125,7 @@ describe(`console sandbox tools (${engineName})`, () => {
     expect(before.appointments).toBeGreaterThanOrEqual(4);
     expect(before.theirAppointments).toBe(1);
 
-    const counts = await resetSandbox(e.t.db, 'sandbox', e.dev.developer_id);
+    const counts = await resetSandbox(e.t.db, 'sandbox', e.dev.developer_id, e.t.attachments);
     expect(counts.appointments).toBe(before.appointments);
     expect(counts.webhook_deliveries).toBe(before.deliveries);
     expect(counts.patients).toBeGreaterThanOrEqual(1);
@@ -141,12 +141,12 @@ describe(`console sandbox tools (${engineName})`, () => {
     expect((await e.t.app.inject({ url: `/v1/appointments/${id}`, headers: bearer(e.otherToken) })).statusCode).toBe(200);
     // The developer's sandbox works again at once: the freed fixture time can be booked.
     expect((await runFixture(e.t.db, 'sandbox', e.dev.developer_id, 'failed', deps)).appointment_status).toBe('pending_booking');
-    expect((await resetSandbox(e.t.db, 'sandbox', e.dev.developer_id)).appointments).toBe(1);
+    expect((await resetSandbox(e.t.db, 'sandbox', e.dev.developer_id, e.t.attachments)).appointments).toBe(1);
   });
 
   it('refuses a reset in production and of an unknown developer', async () => {
-    const refused = await domainError(() => resetSandbox(e.t.db, 'production', e.dev.developer_id));
+    const refused = await domainError(() => resetSandbox(e.t.db, 'production', e.dev.developer_id, e.t.attachments));
     expect(refused.kind).toBe('refused');
-    expect((await domainError(() => resetSandbox(e.t.db, 'sandbox', 'dv_nobody'))).kind).toBe('not_found');
+    expect((await domainError(() => resetSandbox(e.t.db, 'sandbox', 'dv_nobody', e.t.attachments))).kind).toBe('not_found');
   });
 });

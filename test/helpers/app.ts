@@ -2,10 +2,15 @@
  * A real application over a fresh database for one test file: `app.inject` for most tests,
  * `listen()` for tests that need a real HTTP server (races, browsers, OAuth client libraries).
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
+import { attachmentStoreFor } from '../../src/domain/attachments/store-for.js';
+import type { AttachmentStore } from '../../src/domain/attachments/store.js';
 import { createDeveloper, type NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import { buildApp } from '../../src/http/app.js';
 import { insuranceMappingsJob } from '../../src/jobs/insurance-mappings.js';
@@ -17,6 +22,10 @@ export interface TestApp {
   config: Config;
   handle: DatabaseHandle;
   db: DatabaseHandle['db'];
+  /** The attachment store, as `serve` picks it for the engine: files on PGlite (in `dataDir`), the row on PostgreSQL. */
+  attachments: AttachmentStore;
+  /** A temporary DATA_DIR of this app (the attachment files live in its `attachments/`), removed on close. */
+  dataDir: string;
   /** Listens on 127.0.0.1 (a port below 32768) and returns the base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -48,13 +57,16 @@ export function testPort(): number {
  */
 export async function testApp(env: Record<string, string> = {}, opts: { insuranceMappingJob?: boolean; practiceEventPollMs?: number } = {}): Promise<TestApp> {
   const handle = await freshDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'carebook-test-data-'));
+  const attachments = await attachmentStoreFor(handle.engine, dataDir);
   const port = testPort();
   const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token-0123456789abcdefgh', LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, ...env });
   const jobs =
     opts.insuranceMappingJob === false ? undefined : startJobs({ db: handle.db, config, engine: handle.engine }, pino({ level: 'silent' }), [insuranceMappingsJob]);
-  const app = await buildApp({ config, db: handle.db, ...(jobs ? { jobs } : {}), ...(opts.practiceEventPollMs ? { practiceEventPollMs: opts.practiceEventPollMs } : {}) }).catch(async (err: unknown) => {
+  const app = await buildApp({ config, db: handle.db, attachments, ...(jobs ? { jobs } : {}), ...(opts.practiceEventPollMs ? { practiceEventPollMs: opts.practiceEventPollMs } : {}) }).catch(async (err: unknown) => {
     await jobs?.stop();
     await handle.close();
+    await rm(dataDir, { recursive: true, force: true });
     throw err;
   });
   let listening = false;
@@ -63,6 +75,8 @@ export async function testApp(env: Record<string, string> = {}, opts: { insuranc
     config,
     handle,
     db: handle.db,
+    attachments,
+    dataDir,
     async listen() {
       if (!listening) await app.listen({ port, host: '127.0.0.1' });
       listening = true;
@@ -72,6 +86,7 @@ export async function testApp(env: Record<string, string> = {}, opts: { insuranc
       await jobs?.stop();
       await app.close();
       await handle.close();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

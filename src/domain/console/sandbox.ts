@@ -6,10 +6,12 @@
  * booking a test patient through the normal booking code, so the outcome and its webhook follow as
  * they would for the developer's own app. The sandbox only: production refuses both.
  */
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
 import { createAppointment } from '../appointments/create.js';
 import type { BookingOutcomePolicy } from '../appointments/outcome-policy.js';
+import type { AttachmentStore } from '../attachments/store.js';
 import type { PatientInput } from '../appointments/patient-rules.js';
 import { rescheduleAppointment } from '../appointments/reschedule.js';
 import { computeAvailability } from '../availability/slot-lists.js';
@@ -39,23 +41,29 @@ export interface ResetCounts {
  * Deletes the developer's sandbox data in one transaction, children before parents (docs/console.md,
  * "Sandbox tools"); answers how many rows of each kind went. The receiver, credentials, directory,
  * usage counters and the audit log are kept. Throws `refused` outside the sandbox.
+ * Attachment files go after the commit (docs/decisions/0016-attachment-files.md): a crash in between
+ * leaves files no row names, which the start-up sweep removes.
  */
-export async function resetSandbox(db: Db, env: Env, developerId: string): Promise<ResetCounts> {
+export async function resetSandbox(db: Db, env: Env, developerId: string, attachments: AttachmentStore): Promise<ResetCounts> {
   sandboxOnly(env);
   await assertDeveloper(db, env, developerId);
-  return db.transaction().execute(async (trx) => {
+  let files: string[] = [];
+  const counts = await db.transaction().execute(async (trx) => {
     const count = (r: { numDeletedRows: bigint }) => Number(r.numDeletedRows);
     const mine = trx.selectFrom('appointments').select('id').where('developer_id', '=', developerId).where('env', '=', env);
     const webhook_deliveries = count(await trx.deleteFrom('webhook_deliveries').where('developer_id', '=', developerId).where('env', '=', env).executeTakeFirstOrThrow());
     const outbox_events = count(await trx.deleteFrom('outbox_events').where('developer_id', '=', developerId).where('env', '=', env).executeTakeFirstOrThrow());
-    const attachments = count(await trx.deleteFrom('attachments').where('developer_id', '=', developerId).where('env', '=', env).executeTakeFirstOrThrow());
+    const deleted = await trx.deleteFrom('attachments').where('developer_id', '=', developerId).where('env', '=', env).returning(['id', sql<boolean>`content IS NULL`.as('in_store')]).execute();
+    files = deleted.filter((d) => d.in_store).map((d) => d.id);
     const holds = count(await trx.deleteFrom('appointment_holds').where('appointment_id', 'in', mine).executeTakeFirstOrThrow());
     const appointments = count(await trx.deleteFrom('appointments').where('developer_id', '=', developerId).where('env', '=', env).executeTakeFirstOrThrow());
     const patients = count(await trx.deleteFrom('patients').where('developer_id', '=', developerId).where('env', '=', env).executeTakeFirstOrThrow());
     const idempotency_keys = count(await trx.deleteFrom('idempotency_keys').where('developer_id', '=', developerId).where('env', '=', env).executeTakeFirstOrThrow());
     const request_log = count(await trx.deleteFrom('request_log').where('developer_id', '=', developerId).where('env', '=', env).executeTakeFirstOrThrow());
-    return { appointments, patients, holds, attachments, outbox_events, webhook_deliveries, idempotency_keys, request_log };
+    return { appointments, patients, holds, attachments: deleted.length, outbox_events, webhook_deliveries, idempotency_keys, request_log };
   });
+  await attachments.remove(files);
+  return counts;
 }
 
 export type FixtureName = 'pending' | 'failed' | 'manual' | 'reschedule-failed';

@@ -8,6 +8,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import type { AttachmentStore } from '../../domain/attachments/store.js';
 import type { BookingOutcomePolicy } from '../../domain/appointments/outcome-policy.js';
 import { consoleOverview } from '../../domain/console/overview.js';
 import { notFound } from '../../domain/errors.js';
@@ -29,6 +30,8 @@ export interface ConsoleRouteDeps {
   db: Db;
   /** Outcomes forced on bookings (the sandbox fixtures'), for the sandbox tools' fixture runs. */
   outcomes: BookingOutcomePolicy;
+  /** Where attachment bytes live: a sandbox reset removes them with their rows (docs/decisions/0016-attachment-files.md). */
+  attachments: AttachmentStore;
 }
 
 /** The tool routes' ownership check: a developer the signed-in account does not own is `not_found` (as one that does not exist). */
@@ -38,7 +41,7 @@ function ownsDeveloper(req: FastifyRequest, developerId: string): void {
 
 /** The `/console/v1` scope; `consoleGuard` (src/http/console-guard.ts) runs for every route registered here. */
 export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteDeps & { consoleGuard: onRequestAsyncHookHandler }> = async (app, opts) => {
-  const deps: ConsoleRouteDeps = { config: opts.config, db: opts.db, outcomes: opts.outcomes };
+  const deps: ConsoleRouteDeps = { config: opts.config, db: opts.db, outcomes: opts.outcomes, attachments: opts.attachments };
   const { db } = deps;
   app.addHook('onRequest', opts.consoleGuard);
 

@@ -910,7 +910,7 @@ export interface paths {
         };
         /**
          * Download an attachment
-         * @description Downloads an attachment of an appointment the token may see, with its stored content type.
+         * @description Downloads an attachment of an appointment the token may see, with its stored content type. Bytes that no longer match the size and SHA-256 recorded at upload are never served: 409 naming `attachment_id` (upload the file again).
          */
         get: operations["downloadAttachment"];
         put?: never;
@@ -7987,6 +7987,22 @@ export interface operations {
             };
             /** @description The error body of every error answer: `errors` names each bad field */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

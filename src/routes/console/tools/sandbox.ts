@@ -21,7 +21,7 @@ const Counts = Type.Object({
   webhook_deliveries: Type.Integer(), idempotency_keys: Type.Integer(), request_log: Type.Integer(),
 });
 
-export const consoleSandboxRoutes: FastifyPluginAsyncTypebox<ConsoleToolDeps> = async (app, { config, db, outcomes, ownsDeveloper, security }) => {
+export const consoleSandboxRoutes: FastifyPluginAsyncTypebox<ConsoleToolDeps> = async (app, { config, db, outcomes, attachments, ownsDeveloper, security }) => {
   const env = config.appEnv;
   const tags = ['console'];
 
@@ -38,7 +38,7 @@ export const consoleSandboxRoutes: FastifyPluginAsyncTypebox<ConsoleToolDeps> = 
     },
     async (req) => {
       await ownsDeveloper(req, req.params.developer_id);
-      return { data: await resetSandbox(db, env, req.params.developer_id) };
+      return { data: await resetSandbox(db, env, req.params.developer_id, attachments) };
     },
   );
 
