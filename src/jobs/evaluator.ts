@@ -5,6 +5,7 @@
  */
 import { runEvaluatorOnce } from '../domain/appointments/evaluator.js';
 import { sandboxBookingOutcomes } from '../domain/sandbox/booking-outcomes.js';
+import { LocalClock } from '../domain/scheduling/local-time.js';
 import type { JobDeps } from './job-deps.js';
 import type { Job } from './loop.js';
 
@@ -13,6 +14,8 @@ export const EVALUATOR_BATCH = 50;
 
 /** The booking evaluator job of `deps.config.appEnv`. */
 export function evaluatorJob({ db, config }: JobDeps): Job {
+  // Local-time conversions are deterministic: one memo for every pass of the job.
+  const clock = new LocalClock();
   return {
     name: 'evaluator',
     title: 'booking evaluator',
@@ -25,6 +28,7 @@ export function evaluatorJob({ db, config }: JobDeps): Job {
         onRowError: (err) => ctx.logError(err),
         // The outcomes the sandbox fixtures force, as the API applies them (buildApp's default).
         outcomes: sandboxBookingOutcomes,
+        clock,
       });
       return pass.evaluated.length;
     },
