@@ -171,7 +171,7 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const { evaluatorJob } = await import('../src/jobs/evaluator.js');
   const before = values.before ? await jobOfCommit(values.before) : undefined;
-  const sides: Side[] = [...(before ? [{ label: `before (${values.before})`, job: before.job }] : []), { label: 'now', job: evaluatorJob }];
+  const sides: Side[] = [...(before ? [{ label: `before (${values.before})`, job: before.job }] : []), { label: 'after', job: evaluatorJob }];
 
   const meter = new StatementMeter();
   const h = await open(meter);
