@@ -5,10 +5,12 @@
  * the evaluator job's passes back to back, as its loop does under a backlog, until nothing is due.
  * For each run it reports:
  * - wall time to drain the backlog, and the process's CPU time meanwhile (on PGlite the engine runs
- *   in this process, so that is all of it; on PostgreSQL the server's own CPU is not included);
+ *   in this process, so that is all of it; on PostgreSQL the evaluator's statements all go through one
+ *   connection, and its server backend's CPU time is read from /proc when the server is on this host);
  * - statements sent per booking (BEGIN, COMMIT and savepoints included: bench/statement-meter.ts);
  * - each transaction's duration from BEGIN done to COMMIT done: on PGlite the time it holds the
- *   engine's one lock, which every API request waits for;
+ *   engine's one lock, which every API request waits for; and the CPU time the process spent in it
+ *   (far less than its duration when the process waited for a CPU on a busy host);
  * - a probe's latency: `SELECT 1` every 2 ms through another handle on the same database, timed from
  *   when it was due (on PGlite the same engine in the same process, so it waits for the event loop and
  *   the engine's lock as an API request would).
@@ -21,7 +23,7 @@
  * alternating which goes first from round to round.
  */
 import { execSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -46,12 +48,16 @@ interface Run {
   round: number;
   wallMs: number;
   cpuMs: number;
+  /** PostgreSQL: the server backend's CPU time (undefined on PGlite, whose engine is in `cpuMs`). */
+  serverCpuMs: number | undefined;
   passes: number;
   statementsPerBooking: number;
   transactions: number;
   txMeanMs: number;
   txP50Ms: number;
   txMaxMs: number;
+  txCpuMeanMs: number;
+  txCpuMaxMs: number;
   probeP50Ms: number;
   probeP99Ms: number;
   probeMaxMs: number;
@@ -75,6 +81,21 @@ async function jobOfCommit(commit: string): Promise<{ job: JobFactory; cleanup: 
   return { job: mod.evaluatorJob, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * CPU milliseconds the PostgreSQL backend serving `db` has used so far (its /proc entry: the server
+ * must run on this host), with the backend's pid; undefined where it cannot be read.
+ */
+async function serverCpu(db: DatabaseHandle['db']): Promise<{ pid: number; ms: number } | undefined> {
+  const pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)).rows[0]!.pid;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime (fields 14 and 15 of the line, 12 and 13 after the command), in clock ticks of 10 ms.
+    return { pid, ms: (Number(fields[11]) + Number(fields[12])) * 10 };
+  } catch {
+    return undefined;
+  }
+}
+
 async function open(meter: StatementMeter): Promise<{ measured: DatabaseHandle; probe: () => Promise<unknown>; label: string; close: () => Promise<void> }> {
   const url = process.env.BENCH_DATABASE_URL;
   if (!url) {
@@ -87,7 +108,8 @@ async function open(meter: StatementMeter): Promise<{ measured: DatabaseHandle; 
   await admin.query('CREATE EXTENSION IF NOT EXISTS btree_gist');
   await admin.query(`CREATE SCHEMA "${schema}"`);
   await admin.end();
-  const measured = await openDatabase({ databaseUrl: url, schema, poolSize: 10, wrapDialect: meter.wrap });
+  // One connection: every statement of the evaluator goes to one backend, whose CPU time is read from /proc.
+  const measured = await openDatabase({ databaseUrl: url, schema, poolSize: 1, wrapDialect: meter.wrap });
   const other = await openDatabase({ databaseUrl: url, schema, poolSize: 2 });
   return {
     measured,
@@ -123,6 +145,7 @@ async function drain(side: Side, deps: JobDeps, meter: StatementMeter, probe: ()
       probes.push(performance.now() - due);
     }
   })();
+  const server0 = deps.engine === 'postgres' ? await serverCpu(deps.db) : undefined;
   meter.reset();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -139,10 +162,13 @@ async function drain(side: Side, deps: JobDeps, meter: StatementMeter, probe: ()
   probing = false;
   await prober;
   const m = meter.snapshot();
+  const server1 = server0 ? await serverCpu(deps.db) : undefined;
+  const serverCpuMs = server0 && server1 && server1.pid === server0.pid ? server1.ms - server0.ms : undefined;
   return {
-    side: side.label, size, round, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, passes,
+    side: side.label, size, round, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, serverCpuMs, passes,
     statementsPerBooking: m.statements / size, transactions: m.transactions,
     txMeanMs: m.transactionMs.reduce((a, b) => a + b, 0) / Math.max(1, m.transactions), txP50Ms: median(m.transactionMs), txMaxMs: Math.max(0, ...m.transactionMs),
+    txCpuMeanMs: m.transactionCpuMs.reduce((a, b) => a + b, 0) / Math.max(1, m.transactions), txCpuMaxMs: Math.max(0, ...m.transactionCpuMs),
     probeP50Ms: median(probes), probeP99Ms: quantile(probes, 0.99), probeMaxMs: Math.max(0, ...probes),
   };
 }
@@ -159,10 +185,10 @@ async function check(data: BenchData, expected: Awaited<ReturnType<BenchData['se
 
 const f = (n: number, d = 1) => n.toFixed(d);
 const row = (r: Run) =>
-  `| ${r.size} | ${r.side} | ${r.round} | ${f(r.wallMs, 0)} | ${f((r.size / r.wallMs) * 1000, 0)} | ${f(r.cpuMs, 0)} | ${r.passes} | ${f(r.statementsPerBooking, 2)} | ${r.transactions} | ${f(r.txMeanMs)} | ${f(r.txP50Ms)} | ${f(r.txMaxMs)} | ${f(r.probeP50Ms, 2)} | ${f(r.probeP99Ms)} | ${f(r.probeMaxMs)} |`;
+  `| ${r.size} | ${r.side} | ${r.round} | ${f(r.wallMs, 0)} | ${f((r.size / r.wallMs) * 1000, 0)} | ${f(r.cpuMs, 0)} | ${r.serverCpuMs === undefined ? '-' : f(r.serverCpuMs, 0)} | ${r.passes} | ${f(r.statementsPerBooking, 2)} | ${r.transactions} | ${f(r.txMeanMs)} | ${f(r.txP50Ms)} | ${f(r.txMaxMs)} | ${f(r.txCpuMeanMs)} | ${f(r.txCpuMaxMs)} | ${f(r.probeP50Ms, 2)} | ${f(r.probeP99Ms)} | ${f(r.probeMaxMs)} |`;
 const HEADER = [
-  '| bookings | evaluator | round | drain ms | bookings/s | CPU ms | passes | statements/booking | transactions | tx mean ms | tx p50 ms | tx max ms | probe p50 ms | probe p99 ms | probe max ms |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| bookings | evaluator | round | drain ms | bookings/s | CPU ms | server CPU ms | passes | statements/booking | transactions | tx mean ms | tx p50 ms | tx max ms | tx CPU mean ms | tx CPU max ms | probe p50 ms | probe p99 ms | probe max ms |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ];
 
 async function main(): Promise<void> {
@@ -199,13 +225,14 @@ async function main(): Promise<void> {
     }
     await data.clear();
     say(`\nMedians over ${rounds} rounds (${h.label}):\n`);
-    say('| bookings | evaluator | drain ms | bookings/s | CPU ms | statements/booking | tx mean ms | tx max ms | probe p99 ms | probe max ms |');
-    say('|---|---|---|---|---|---|---|---|---|---|');
+    say('| bookings | evaluator | drain ms | bookings/s | CPU ms | server CPU ms | statements/booking | tx mean ms | tx max ms | tx CPU mean ms | tx CPU max ms | probe p99 ms | probe max ms |');
+    say('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const size of sizes) {
       for (const side of sides) {
         const rs = runs.filter((r) => r.size === size && r.side === side.label);
         const m = (k: keyof Run) => median(rs.map((r) => r[k] as number));
-        say(`| ${size} | ${side.label} | ${f(m('wallMs'), 0)} | ${f((size / m('wallMs')) * 1000, 0)} | ${f(m('cpuMs'), 0)} | ${f(m('statementsPerBooking'), 2)} | ${f(m('txMeanMs'))} | ${f(m('txMaxMs'))} | ${f(m('probeP99Ms'))} | ${f(m('probeMaxMs'))} |`);
+        const server = rs.every((r) => r.serverCpuMs !== undefined) ? f(m('serverCpuMs'), 0) : '-';
+        say(`| ${size} | ${side.label} | ${f(m('wallMs'), 0)} | ${f((size / m('wallMs')) * 1000, 0)} | ${f(m('cpuMs'), 0)} | ${server} | ${f(m('statementsPerBooking'), 2)} | ${f(m('txMeanMs'))} | ${f(m('txMaxMs'))} | ${f(m('txCpuMeanMs'))} | ${f(m('txCpuMaxMs'))} | ${f(m('probeP99Ms'))} | ${f(m('probeMaxMs'))} |`);
       }
     }
   } finally {

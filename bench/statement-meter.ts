@@ -17,21 +17,28 @@ export interface MeterSnapshot {
   transactions: number;
   /** Milliseconds each transaction lasted (BEGIN done → COMMIT/ROLLBACK done), in the order they ended. */
   transactionMs: number[];
+  /**
+   * CPU milliseconds this process spent meanwhile (user + system, `process.cpuUsage`): on PGlite the
+   * engine's work and ours; well under `transactionMs` when the process waited for a CPU.
+   */
+  transactionCpuMs: number[];
 }
 
 export class StatementMeter {
   #statements = 0;
   #transactionMs: number[] = [];
-  readonly #open = new WeakMap<DatabaseConnection, number>();
+  #transactionCpuMs: number[] = [];
+  readonly #open = new WeakMap<DatabaseConnection, { t0: number; cpu0: NodeJS.CpuUsage }>();
 
   /** Resets the counters. */
   reset(): void {
     this.#statements = 0;
     this.#transactionMs = [];
+    this.#transactionCpuMs = [];
   }
 
   snapshot(): MeterSnapshot {
-    return { statements: this.#statements, transactions: this.#transactionMs.length, transactionMs: [...this.#transactionMs] };
+    return { statements: this.#statements, transactions: this.#transactionMs.length, transactionMs: [...this.#transactionMs], transactionCpuMs: [...this.#transactionCpuMs] };
   }
 
   /** The dialect, metered (pass as `openDatabase`'s `wrapDialect`). */
@@ -50,12 +57,16 @@ export class StatementMeter {
     };
     const began = (c: DatabaseConnection) => {
       count();
-      this.#open.set(c, performance.now());
+      this.#open.set(c, { t0: performance.now(), cpu0: process.cpuUsage() });
     };
     const ended = (c: DatabaseConnection) => {
       count();
-      const t0 = this.#open.get(c);
-      if (t0 !== undefined) this.#transactionMs.push(performance.now() - t0);
+      const open = this.#open.get(c);
+      if (open) {
+        this.#transactionMs.push(performance.now() - open.t0);
+        const cpu = process.cpuUsage(open.cpu0);
+        this.#transactionCpuMs.push((cpu.user + cpu.system) / 1000);
+      }
       this.#open.delete(c);
     };
     const savepointOp =
