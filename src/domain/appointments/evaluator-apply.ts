@@ -52,12 +52,14 @@ export async function applyDecisions(trx: Transaction<Database>, decisions: Deci
   const released: [string, 'current' | 'pending'][] = [];
   const rescheduled: string[] = [];
   for (const d of decisions) {
-    if (d.outcome === 'booking_failed') released.push([d.row.id, 'current'], [d.row.id, 'pending']);
-    else if (d.outcome === 'rescheduled') {
+    if (d.outcome === 'booking_failed') {
+      released.push([d.row.id, 'current'], [d.row.id, 'pending']);
+    } else if (d.outcome === 'rescheduled') {
       released.push([d.row.id, 'current']);
       rescheduled.push(d.row.id);
+    } else if (d.outcome === 'reschedule_failed') {
+      released.push([d.row.id, 'pending']);
     }
-    else if (d.outcome === 'reschedule_failed') released.push([d.row.id, 'pending']);
   }
   const retryAt = new Date(now.getTime() + RETRY_FAILED_ROW_MS);
   const { rows } = await sql<{ n: number }>`
@@ -98,7 +100,7 @@ export async function applyDecisions(trx: Transaction<Database>, decisions: Deci
     SELECT count(*)::int AS n FROM moved`.execute(trx);
   const n = rows[0]!.n;
   // The rows are locked by the caller's claim, so each is still in the status it was decided from.
-  if (n !== decisions.length) throw new Error(`evaluator: ${n} of ${decisions.length} claimed appointments were still in the status they were decided from`);
+  if (n !== decisions.length) throw new Error(`evaluator: only ${n} of ${decisions.length} claimed appointments were still in the status they were decided from`);
   if (rescheduled.length > 0) {
     // After the statement above released the old current time (one hold of each kind per appointment).
     await sql`
