@@ -66,7 +66,7 @@ export async function applyDecisions(trx: Transaction<Database>, decisions: Deci
     WITH m AS (
       SELECT * FROM json_to_recordset(${JSON.stringify(moves)}::json) AS m(id text, outcome text, from_status text)
     ), released AS (
-      -- By (appointment_id, kind): the holds' primary key finds each one.
+      -- By (appointment_id, kind): the holds' primary key.
       DELETE FROM appointment_holds h
       USING unnest(${released.map((r) => r[0])}::text[], ${released.map((r) => r[1])}::text[]) AS r(appointment_id, kind)
       WHERE h.appointment_id = r.appointment_id AND h.kind = r.kind

@@ -66,7 +66,7 @@ export async function loadSchedulesForStarts(db: Kysely<Database>, env: Env, sta
       FROM provider_locations pl
       JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
       JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
-      -- One array parameter: the planner looks the ids up by primary key whatever its row estimates.
+      -- Ids as one array parameter (= ANY), as loadProviderLocations: an index lookup per id on a large directory.
       WHERE pl.env = ${env} AND pl.id = ANY(${[...new Set(plIds)]}::text[])
     )
     SELECT
@@ -82,7 +82,7 @@ export async function loadSchedulesForStarts(db: Kysely<Database>, env: Env, sta
                 'allowed', s.allowed_visit_reason_ids, 'excluded', s.excluded_visit_reason_ids, 'patient_type', s.patient_type))
          FROM (SELECT DISTINCT ON (ct.id) pl.id AS pl_id, ct.local_date, ct.start_utc, ct.allowed_visit_reason_ids, ct.excluded_visit_reason_ids, ct.patient_type
                FROM want w JOIN pl ON pl.id = w.pl_id
-               -- One range scan of calendar_timeslots_range per start, never a scan of the environment's timeslots
+               -- One index lookup per start (by provider), never a scan of all the environment's timeslots
                -- (OFFSET 0 keeps the planner from flattening the LATERAL subquery into a join).
                CROSS JOIN LATERAL (
                  SELECT * FROM calendar_timeslots c
