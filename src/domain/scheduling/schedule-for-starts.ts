@@ -66,7 +66,7 @@ export async function loadSchedulesForStarts(db: Kysely<Database>, env: Env, sta
       FROM provider_locations pl
       JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
       JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
-      -- Ids as one array parameter (= ANY), as loadProviderLocations: an index lookup per id on a large directory.
+      -- Ids as one array parameter (= ANY), as loadProviderLocations does: one statement text, and the planner may look each up by key.
       WHERE pl.env = ${env} AND pl.id = ANY(${[...new Set(plIds)]}::text[])
     )
     SELECT
