@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs every benchmark of the project and prints one table of throughput, p50/p99,
  * the ratio to the baselines measured in the same run and PASS/FAIL against each scenario's target;
- * writes it to bench/results.md.
+ * writes it to bench/results.md, keeping the sections benchmarks run on their own wrote there
+ * (bench/evaluator.ts).
  *
  * Database, as the service picks it: `BENCH_DATABASE_URL`, else `DATABASE_URL` (PostgreSQL; a fresh
  * schema is created and dropped), else embedded PGlite in memory. `BENCH_SECONDS` (default 5) per
@@ -12,7 +13,7 @@
  * prepares. Every measurement, baselines included, runs autocannon in a worker thread.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -120,10 +121,20 @@ async function main(): Promise<void> {
   ].join('\n');
   say(`\n${out}`);
   // A partial run (BENCH_ONLY) prints its table but leaves the full results in place.
-  if (!only) await writeFile(join(import.meta.dirname, 'results.md'), out);
+  if (!only) await writeFile(join(import.meta.dirname, 'results.md'), out + (await standaloneSections()));
   await baselines.close();
   await app.close();
   await h.close();
+}
+
+/**
+ * The sections of bench/results.md that benchmarks run on their own wrote (their first line says
+ * "_Written by `node --import tsx bench/…`", e.g. bench/evaluator.ts): kept when the file is rewritten.
+ */
+async function standaloneSections(): Promise<string> {
+  const old = await readFile(join(import.meta.dirname, 'results.md'), 'utf8').catch(() => '');
+  const kept = old.split(/^(?=## )/m).filter((section) => /^## .*\n+_Written by `node --import tsx bench\//.test(section));
+  return kept.length ? `\n${kept.join('').trimEnd()}\n` : '';
 }
 
 export type { Scenario };

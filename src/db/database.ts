@@ -5,7 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import { StatementNames, useNamedStatements } from './fast/prepared-statements.js';
@@ -36,11 +36,13 @@ export interface OpenOptions {
   poolSize?: number;
   /** For PostgreSQL: run parameterized statements as named, prepared statements (default true; see fast/prepared-statements.ts). */
   preparedStatements?: boolean;
+  /** Wraps the dialect (a benchmark counts and times statements and transactions this way: bench/statement-meter.ts). */
+  wrapDialect?: (dialect: Dialect) => Dialect;
 }
 
 /** Opens PGlite or PostgreSQL per the options (docs/api/deployment.md#storage). */
 export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10, opts.preparedStatements ?? true);
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10, opts.preparedStatements ?? true, opts.wrapDialect);
   return openPGlite(opts);
 }
 
@@ -58,7 +60,8 @@ async function openPGlite(opts: OpenOptions): Promise<DatabaseHandle> {
     extensions: { btree_gist },
     parsers,
   });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const dialect = new PGliteDialect(pglite);
+  const db = new Kysely<Database>({ dialect: opts.wrapDialect ? opts.wrapDialect(dialect) : dialect });
   return {
     db,
     engine: 'pglite',
@@ -79,7 +82,7 @@ function splitOptions(url: string): { url: string; options: string } {
   return { url: u.toString(), options };
 }
 
-async function openPostgres(given: string, schema: string | undefined, max: number, prepared: boolean): Promise<DatabaseHandle> {
+async function openPostgres(given: string, schema: string | undefined, max: number, prepared: boolean, wrap?: (d: Dialect) => Dialect): Promise<DatabaseHandle> {
   const { url, options } = splitOptions(given);
   const pool = new pg.Pool({
     connectionString: url,
@@ -103,7 +106,8 @@ async function openPostgres(given: string, schema: string | undefined, max: numb
     client.on('error', () => undefined);
     if (names) useNamedStatements(client, names);
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const dialect = new PostgresDialect({ pool });
+  const db = new Kysely<Database>({ dialect: wrap ? wrap(dialect) : dialect });
   return { db, engine: 'postgres', close: () => db.destroy() };
 }
 

@@ -121,8 +121,9 @@ describe(`SIGKILL under booking load, ${ROUNDS} rounds (${engine})`, () => {
       }
     };
     const pendingEvents = () => db((h) => h.db.selectFrom('outbox_events').select(['id', 'status']).where('developer_id', '=', tenant.developerId).where('status', '!=', 'skipped').execute());
-    // Drained: every event delivered, and nothing left for the evaluator, whose next batch (up to 50
-    // confirmations) would add events after the check (a flake seen in CI: 50 events still pending).
+    // Drained: every event delivered, and nothing left for the evaluator, whose next batch (up to 100
+    // confirmations: src/jobs/evaluator.ts) would add events after the check (a flake seen in CI: 50
+    // events still pending).
     const drained = () =>
       db(async (h) => {
         const events = await h.db.selectFrom('outbox_events').select('status').where('developer_id', '=', tenant.developerId).where('status', '!=', 'skipped').execute();

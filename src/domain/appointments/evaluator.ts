@@ -9,87 +9,70 @@
  * A `BookingOutcomePolicy` (`outcomes`) may force a move to fail whatever the schedule says (the
  * sandbox fixtures do: src/domain/sandbox/booking-outcomes.ts); moves it keeps pending are never due.
  *
- * `runEvaluatorOnce` is one pass; the evaluator job (src/jobs/evaluator.ts) runs passes in a loop.
- * Each pass also deletes expired Idempotency-Key records. A process evaluates its own
- * environment's appointments. Each row is evaluated inside a savepoint: a row that fails is rolled
- * back alone, reported, and set aside for a minute, so it never holds up the rows behind it.
+ * `runEvaluatorOnce` is one pass over one batch, set-based (docs/performance.md, "The evaluator"), in
+ * one short transaction: claim the batch (one statement), read the schedules behind its start times
+ * (one statement per environment in the batch: src/domain/scheduling/schedule-for-starts.ts), decide
+ * every row in memory (evaluator-decide.ts), then apply every move with its webhook event and audit
+ * row (one statement, two when a reschedule succeeded: evaluator-apply.ts). A row whose evaluation
+ * fails is rolled back alone, reported, and set aside for a minute, so it never holds up the rows
+ * beside it. The evaluator job (src/jobs/evaluator.ts) runs passes in a loop, yielding between
+ * them. Each pass also deletes expired Idempotency-Key records. A process evaluates its own
+ * environment's appointments.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
-import { isScheduledStart } from '../availability/scheduled-start.js';
-import { loadProviderLocations } from '../scheduling/schedule-data.js';
-import type { Actor } from './events.js';
-import type { LockedAppointment } from './lock.js';
+import { LocalClock } from '../scheduling/local-time.js';
+import { loadSchedulesForStarts, type SchedulesForStarts } from '../scheduling/schedule-for-starts.js';
+import { applyBatch, type EvaluationOutcome } from './evaluator-apply.js';
+import { decideMoves, startsToCheck, type DueAppointment } from './evaluator-decide.js';
 import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
-import { applyBookingFailed, applyConfirmed, applyRescheduled, applyRescheduleFailed } from './service-moves.js';
 import { inTransaction } from './transactions.js';
 
-export type EvaluationOutcome = 'confirmed' | 'booking_failed' | 'rescheduled' | 'reschedule_failed' | 'skipped' | 'error';
-
-/** How long a row whose evaluation failed waits before it is tried again. */
-const RETRY_FAILED_ROW_MS = 60_000;
+export type { EvaluationOutcome } from './evaluator-apply.js';
 
 export interface EvaluatorPass {
   evaluated: { appointmentId: string; outcome: EvaluationOutcome }[];
 }
 
-const SERVICE: Actor = { kind: 'service' };
-
-/** Decides and applies one claimed row inside the pass's transaction. */
-async function evaluate(trx: import('kysely').Transaction<Database>, row: LockedAppointment, now: Date, outcomes: BookingOutcomePolicy): Promise<EvaluationOutcome> {
-  const pl = (await loadProviderLocations(trx, row.env, [row.provider_location_id])).get(row.provider_location_id);
-  const offered = async (start: Date | null) =>
-    !!pl?.active &&
-    start !== null &&
-    (await isScheduledStart(trx, { env: row.env, pl, visitReasonId: row.visit_reason_id, patientType: row.patient_type, startMs: start.getTime(), now }));
-  if (row.appointment_status === 'pending_booking') {
-    if (outcomes.forcedOutcome(row.provider_location_id, 'booking') === 'fail' || !(await offered(row.start_time))) {
-      await applyBookingFailed(trx, row, SERVICE);
-      return 'booking_failed';
-    }
-    await applyConfirmed(trx, row, SERVICE);
-    return 'confirmed';
-  }
-  if (row.appointment_status === 'pending_reschedule') {
-    if (outcomes.forcedOutcome(row.provider_location_id, 'reschedule') === 'fail' || !(await offered(row.pending_start_time))) {
-      await applyRescheduleFailed(trx, row, SERVICE);
-      return 'reschedule_failed';
-    }
-    await applyRescheduled(trx, row, SERVICE);
-    return 'rescheduled';
-  }
-  await trx.updateTable('appointments').set({ evaluate_after: null }).where('id', '=', row.id).execute();
-  return 'skipped';
+/** Claims up to `limit` due appointments (oldest due first), skipping rows another transaction holds. */
+async function claimDue(trx: Transaction<Database>, q: { now: Date; env: Env | undefined; limit: number }): Promise<DueAppointment[]> {
+  let s = trx
+    .selectFrom('appointments')
+    .select([
+      'id', 'env', 'developer_id', 'appointment_status', 'confirmation_type', 'provider_location_id', 'visit_reason_id', 'patient_type',
+      'start_time', 'end_time', 'pending_start_time', 'pending_end_time',
+    ])
+    .where('evaluate_after', '<=', q.now);
+  if (q.env) s = s.where('env', '=', q.env);
+  return s.orderBy('evaluate_after').limit(q.limit).forUpdate().skipLocked().execute();
 }
 
 /**
  * One evaluation pass over at most `limit` due appointments (of `env` when given). `onRowError`
  * hears of each row whose evaluation failed (its outcome is then `error`). `outcomes`: the outcomes
- * forced on moves (none by default).
+ * forced on moves (none by default). `clock`: a memo of local-time conversions a caller running many
+ * passes may keep.
  */
 export async function runEvaluatorOnce(
   db: Kysely<Database>,
-  opts: { now?: Date; limit?: number; env?: Env; onRowError?: (err: unknown, appointmentId: string) => void; outcomes?: BookingOutcomePolicy } = {},
+  opts: {
+    now?: Date;
+    limit?: number;
+    env?: Env;
+    onRowError?: (err: unknown, appointmentId: string) => void;
+    outcomes?: BookingOutcomePolicy;
+    clock?: LocalClock;
+  } = {},
 ): Promise<EvaluatorPass> {
   const now = opts.now ?? new Date();
+  const outcomes = opts.outcomes ?? EVALUATE_EVERY_MOVE;
+  const clock = opts.clock ?? new LocalClock();
   const evaluated = await inTransaction(db, async (trx) => {
-    let q = trx.selectFrom('appointments').selectAll().where('evaluate_after', '<=', now);
-    if (opts.env) q = q.where('env', '=', opts.env);
-    const due = await q.orderBy('evaluate_after').limit(opts.limit ?? 50).forUpdate().skipLocked().execute();
-    const out: EvaluatorPass['evaluated'] = [];
-    for (const row of due) {
-      await sql`SAVEPOINT evaluate_row`.execute(trx);
-      try {
-        out.push({ appointmentId: row.id, outcome: await evaluate(trx, row, now, opts.outcomes ?? EVALUATE_EVERY_MOVE) });
-        await sql`RELEASE SAVEPOINT evaluate_row`.execute(trx);
-      } catch (err) {
-        await sql`ROLLBACK TO SAVEPOINT evaluate_row`.execute(trx);
-        await trx.updateTable('appointments').set({ evaluate_after: new Date(now.getTime() + RETRY_FAILED_ROW_MS) }).where('id', '=', row.id).execute();
-        opts.onRowError?.(err, row.id);
-        out.push({ appointmentId: row.id, outcome: 'error' });
-      }
-    }
-    return out;
+    const due = await claimDue(trx, { now, env: opts.env, limit: opts.limit ?? 50 });
+    if (due.length === 0) return [];
+    const schedules = new Map<Env, SchedulesForStarts>();
+    for (const [env, starts] of startsToCheck(due, outcomes)) schedules.set(env, await loadSchedulesForStarts(trx, env, starts));
+    return applyBatch(trx, decideMoves(due, schedules, { now, outcomes, clock }), now, opts.onRowError);
   });
   await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute();
   return { evaluated };

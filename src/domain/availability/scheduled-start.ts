@@ -3,12 +3,13 @@
  * `start_time`; docs/api/appointments.md, "Create an appointment"): the same slot computation as the
  * availability endpoint (`walkSlots`), over the start's local day alone, ignoring held time (whether
  * the time is still free is decided by the database's no-overlap constraint when the hold is inserted).
+ * The evaluator asks the same question for a whole batch of starts read at once (`offersStartAmong`).
  */
 import type { Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 import type { PatientType } from '../patient-type.js';
 import { LocalClock, minutesMs } from '../scheduling/local-time.js';
-import { loadScheduleData, type ScheduleData, type SlotSource } from '../scheduling/schedule-data.js';
+import { loadScheduleData, timeOffDates, type ScheduleData, type SlotSource } from '../scheduling/schedule-data.js';
 import { bookingHorizonEndMs, MAX_DURATION_MINUTES, walkSlots } from './slots.js';
 
 /**
@@ -21,15 +22,40 @@ export async function isScheduledStart(
 ): Promise<boolean> {
   const clock = input.clock ?? new LocalClock();
   const { pl } = input;
-  const date = clock.localDate(pl.timeZone, input.startMs);
-  const data = await loadScheduleData(
-    db,
-    input.env,
-    new Map([[pl.id, pl]]),
-    { fromMs: clock.startOfDay(pl.timeZone, date), toMs: clock.startOfDay(pl.timeZone, clock.day(date).next) + minutesMs(MAX_DURATION_MINUTES) },
-    { withHolds: false, visitReasonIds: [input.visitReasonId] },
-  );
+  const data = await loadScheduleData(db, input.env, new Map([[pl.id, pl]]), startWindow(clock, pl.timeZone, input.startMs), {
+    withHolds: false,
+    visitReasonIds: [input.visitReasonId],
+  });
   return offersStart(data, pl, { ...input, now: input.now ?? new Date() }, clock);
+}
+
+/**
+ * The UTC window whose schedule decides whether a start is offered (`isScheduledStart` loads it): the
+ * start's local day in `zone`, and the longest visit past that day's end.
+ */
+export function startWindow(clock: LocalClock, zone: string, startMs: number): { fromMs: number; toMs: number } {
+  const date = clock.localDate(zone, startMs);
+  return { fromMs: clock.startOfDay(zone, date), toMs: clock.startOfDay(zone, clock.day(date).next) + minutesMs(MAX_DURATION_MINUTES) };
+}
+
+/**
+ * `isScheduledStart` on data loaded for many starts at once (the evaluator's batch:
+ * `loadSchedulesForStarts`, src/domain/scheduling/schedule-for-starts.ts): of `pl`'s calendar
+ * timeslots and its provider's time off in `data`, only what `isScheduledStart` itself loads for this
+ * start (`startWindow`, `timeOffDates`) is looked at, so the answer is the same as `isScheduledStart`'s.
+ */
+export function offersStartAmong(
+  data: ScheduleData,
+  pl: SlotSource,
+  q: { visitReasonId: string; patientType: PatientType; startMs: number; now: Date },
+  clock: LocalClock,
+): boolean {
+  const window = startWindow(clock, pl.timeZone, q.startMs);
+  const { fromDate, toDate } = timeOffDates(window);
+  const pushed = (data.pushed.get(pl.id) ?? []).filter((p) => p.startMs >= window.fromMs && p.startMs < window.toMs);
+  const timeOff = (data.timeOff.get(pl.providerId) ?? []).filter((t) => t.startDate <= toDate && t.endDate >= fromDate);
+  const view: ScheduleData = { ...data, pushed: new Map([[pl.id, pushed]]), holds: new Map(), timeOff: new Map([[pl.providerId, timeOff]]) };
+  return offersStart(view, pl, q, clock);
 }
 
 /**

@@ -259,6 +259,14 @@ export function timeOffSpanOf(r: { provider_location_id: string | null; start_da
 }
 
 /**
+ * The dates (UTC, `YYYY-MM-DD`) time off must touch to be loaded for a UTC window: a span is loaded
+ * when `start_date <= toDate` and `end_date >= fromDate` (a day of slack either side covers every zone).
+ */
+export function timeOffDates(window: { fromMs: number; toMs: number }): { fromDate: string; toDate: string } {
+  return { fromDate: new Date(window.fromMs - DAY_MS).toISOString().slice(0, 10), toDate: new Date(window.toMs + DAY_MS).toISOString().slice(0, 10) };
+}
+
+/**
  * Time off of `providerIds` whose local dates may touch the UTC window (a day of slack either side
  * covers every zone), by provider id.
  */
@@ -270,8 +278,7 @@ export async function loadTimeOff(
 ): Promise<Map<string, TimeOffSpan[]>> {
   const out = new Map<string, TimeOffSpan[]>();
   if (providerIds.length === 0) return out;
-  const fromDate = new Date(window.fromMs - DAY_MS).toISOString().slice(0, 10);
-  const toDate = new Date(window.toMs + DAY_MS).toISOString().slice(0, 10);
+  const { fromDate, toDate } = timeOffDates(window);
   const rows = await db
     .selectFrom('time_off')
     .select(['provider_id', 'provider_location_id', sql<string>`start_date::text`.as('start_date'), sql<string>`end_date::text`.as('end_date'),
