@@ -22,6 +22,7 @@ import * as m0016 from './migrations/0016_practice_calendar_indexes.js';
 import * as m0017 from './migrations/0017_request_log.js';
 import * as m0018 from './migrations/0018_console_accounts.js';
 import * as m0019 from './migrations/0019_delivery_response_excerpt.js';
+import * as m0021 from './migrations/0021_directory_reads.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_request_log': m0017,
   '0018_console_accounts': m0018,
   '0019_delivery_response_excerpt': m0019,
+  '0021_directory_reads': m0021,
 };
 
 class StaticProvider implements MigrationProvider {
