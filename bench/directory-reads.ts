@@ -146,9 +146,10 @@ interface Target {
   close(): Promise<void>;
 }
 
-async function startApp(label: string, root: string | undefined, db: Db, port: number): Promise<Target> {
+/** Both applications take the same public base URL, so that a token of one (its audience) is good at the other. */
+async function startApp(label: string, root: string | undefined, db: Db, port: number, publicBaseUrl: string): Promise<Target> {
   const build = root ? ((await import(join(root, 'src/http/app.ts'))) as { buildApp: typeof buildApp }).buildApp : buildApp;
-  const config = loadConfig({ PORT: String(port), LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', KEY_ENCRYPTION_KEY: KEK });
+  const config = loadConfig({ PORT: String(port), PUBLIC_BASE_URL: publicBaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', KEY_ENCRYPTION_KEY: KEK });
   const app = await build({ config, db });
   await app.listen({ port, host: '127.0.0.1' });
   return { label, base: `http://127.0.0.1:${port}`, close: () => app.close() };
@@ -165,9 +166,10 @@ async function main(): Promise<void> {
   await migrateToLatest(h.db);
   const capture = new StatementCapture();
   const port = 24000 + (process.pid % 1000) * 2;
-  const config = loadConfig({ PORT: String(port), LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: KEK });
-  const targets = [await startApp(process.env.BENCH_LABEL ?? 'this tree', undefined, capture.on(h.db), port)];
-  if (process.env.BENCH_AB) targets.push(await startApp(process.env.BENCH_AB_LABEL ?? process.env.BENCH_AB, process.env.BENCH_AB, h.db, port + 1));
+  const publicBaseUrl = `http://127.0.0.1:${port}`;
+  const config = loadConfig({ PORT: String(port), PUBLIC_BASE_URL: publicBaseUrl, LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: KEK });
+  const targets = [await startApp(process.env.BENCH_LABEL ?? 'this tree', undefined, capture.on(h.db), port, publicBaseUrl)];
+  if (process.env.BENCH_AB) targets.push(await startApp(process.env.BENCH_AB_LABEL ?? process.env.BENCH_AB, process.env.BENCH_AB, h.db, port + 1, publicBaseUrl));
   const base = targets[0]!.base;
   say(`Directory reads on ${h.label}: ${targets.map((t) => t.label).join(' and ')}${targets.length > 1 ? ', interleaved' : ''}; ${warmN} warm (in ${rounds} rounds) and ${coldN} cold requests per read and application, one connection`);
 

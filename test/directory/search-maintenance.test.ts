@@ -15,7 +15,7 @@ import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
 import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { fixtureDocument, loadFixture, PL, type DirectoryFixture } from './fixture.js';
-import { searchFacilities } from '../../src/domain/directory/facilities.js';
+import { facilitiesById, searchFacilities } from '../../src/domain/directory/facilities.js';
 import { activeMismatches, expectedSearchRows, facilityCoordinateMismatches, oracleSearch, sizeMismatches, storedSearchRows } from './search-oracle.js';
 
 let t: TestApp;
@@ -207,6 +207,14 @@ describe('directory sizes and facility coordinates (migration 0021)', () => {
     await write({ facilities: [fa] });
     await expectInSync();
     expect(await facilitiesNear('10001')).toEqual(['fa_nyc']);
+
+    // A facility of a deactivated provider-location is not found, nor read.
+    await write({ provider_locations: [{ ...providerLocation(PL.a1nyc), active: false }] });
+    expect(await facilitiesNear('10001')).toEqual([]);
+    expect(await facilitiesById(t.db, devA, ['fa_nyc'], 'http://x')).toEqual([]);
+    await write({ provider_locations: [providerLocation(PL.a1nyc)] });
+    expect(await facilitiesNear('10001')).toEqual(['fa_nyc']);
+    expect((await facilitiesById(t.db, devA, ['fa_nyc'], 'http://x')).map((x) => x.facility_id)).toEqual(['fa_nyc']);
   });
 
   test('sizes follow rows deleted and a truncation', async () => {

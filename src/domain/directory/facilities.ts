@@ -38,25 +38,32 @@ export interface FacilitySearch {
 }
 
 /**
- * The facilities `f` of the caller's directory: each facility's provider-location (active, in the
- * directory), provider, practice and location are looked up per facility by primary key (LATERAL …
- * LIMIT 1) as `v`, so that the candidates come from the facilities' own indexes (`facilities_geo`,
- * the primary key) and a page never joins whole tables, whatever the planner estimates (it hashed
- * the developer's whole directory for 20 facilities of a few thousand, measured).
+ * The facilities `f` of the caller's directory: a facility is in it when its provider-location is an
+ * active one of the caller's directory, one index-only probe of `developer_provider_locations_active`
+ * (its `active` copies the provider-location's, migration 0008) per facility. With `withProvider`,
+ * its provider and practice too, as `v` (by primary key). Both are LATERAL … LIMIT 1 lookups, so
+ * that the candidates come from the facilities' own indexes (`facilities_geo`, the primary key) and a
+ * page never joins whole tables, whatever the planner estimates (it hashed the developer's whole
+ * directory for 20 facilities of a few thousand, measured).
  */
-function facilitiesOf(caller: DirectoryCaller): RawBuilder<unknown> {
+function facilitiesOf(caller: DirectoryCaller, withProvider: boolean): RawBuilder<unknown> {
   return sql`
   FROM facilities f
   CROSS JOIN LATERAL (
+    SELECT 1 FROM developer_provider_locations dpl
+    WHERE dpl.env = f.env AND dpl.developer_id = ${caller.developerId} AND dpl.provider_location_id = f.provider_location_id AND dpl.active
+    LIMIT 1
+  ) mine
+  ${withProvider
+    ? sql`CROSS JOIN LATERAL (
     SELECT p.npi AS provider_npi, p.visit_reason_ids, pt.id AS practice_id, pt.insurance_managed_at_practice
     FROM provider_locations pl
-    JOIN developer_provider_locations dpl ON dpl.env = pl.env AND dpl.provider_location_id = pl.id AND dpl.developer_id = ${caller.developerId}
     JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
     JOIN practices pt ON pt.env = p.env AND pt.id = p.practice_id
-    JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
-    WHERE pl.env = f.env AND pl.id = f.provider_location_id AND pl.active
+    WHERE pl.env = f.env AND pl.id = f.provider_location_id
     LIMIT 1
-  ) v`;
+  ) v`
+    : sql``}`;
 }
 
 /** One page of facilities (nearest first with a ZIP, else by id) and the total. */
@@ -80,7 +87,8 @@ export async function searchFacilities(db: Db, caller: DirectoryCaller, q: Facil
       ELSE EXISTS (SELECT 1 FROM provider_location_insurance_plans plip WHERE plip.env = f.env AND plip.provider_location_id = f.provider_location_id AND plip.insurance_plan_id = ${q.insurancePlanId}::text)
       END`);
   }
-  const inner = sql`SELECT f.id, f.name, f.npi, f.building_type, f.provider_location_id, ${distance} AS distance ${facilitiesOf(caller)} WHERE ${sql.join(where, sql` AND `)}`;
+  const withProvider = Boolean(q.npis?.length || q.visitReasonId || q.insurancePlanId);
+  const inner = sql`SELECT f.id, f.name, f.npi, f.building_type, f.provider_location_id, ${distance} AS distance ${facilitiesOf(caller, withProvider)} WHERE ${sql.join(where, sql` AND `)}`;
   const within = q.origin ? sql`WHERE distance <= ${q.maxDistanceMi}::float8` : sql``;
   const { rows } = await sql<FacilityRow & { distance: number | null; total: string | number }>`
     SELECT id, name, npi, building_type, provider_location_id, distance, count(*) OVER () AS total FROM (${inner}) x ${within}
@@ -98,7 +106,7 @@ export async function searchFacilities(db: Db, caller: DirectoryCaller, q: Facil
 export async function facilitiesById(db: Db, caller: DirectoryCaller, ids: string[], publicBaseUrl: string): Promise<Facility[]> {
   if (!ids.length) return [];
   const { rows } = await sql<FacilityRow>`
-    SELECT f.id, f.name, f.npi, f.building_type, f.provider_location_id ${facilitiesOf(caller)}
+    SELECT f.id, f.name, f.npi, f.building_type, f.provider_location_id ${facilitiesOf(caller, false)}
     WHERE f.env = ${caller.env} AND f.id = ANY(${ids}::text[])`.execute(db);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return facilitiesOfRows(db, caller, ids.map((id) => byId.get(id)).filter((r) => r !== undefined), publicBaseUrl);
