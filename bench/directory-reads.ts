@@ -28,13 +28,15 @@
  *
  * Database: `BENCH_DATABASE_URL` (PostgreSQL: a fresh schema, dropped at the end), else embedded
  * PGlite in memory. `BENCH_SIZES` (default `5000,50000`), `BENCH_WARM` (default 200), `BENCH_COLD`
- * (default 40), `BENCH_EXPLAIN=<folder>` also writes each read's statements (one request of this
+ * (default 40), `BENCH_READS` (a comma list of `pl`, `npis`, `entities`, `facilities`; default all),
+ * `BENCH_EXPLAIN=<folder>` also writes each read's statements (one request of this
  * tree's application) and their `EXPLAIN (ANALYZE, BUFFERS)` to
  * `<folder>/directory-reads-plans-<engine>-<size>.txt`.
  *
  * `node --import tsx bench/directory-reads.ts`
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -137,6 +139,22 @@ interface Measured {
   size: number;
   warm: number[];
   cold: number[];
+  /** CPU time of this process's main thread per warm request (ms): the server's own work, PGlite's included, whatever else the host runs. */
+  warmCpu: number;
+}
+
+/**
+ * CPU time (ms) of this process's main thread so far, from /proc (Linux; 10 ms ticks, so read over
+ * batches). Both applications and PGlite run on it; the client runs in a worker thread.
+ */
+function mainThreadCpuMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 /** An application under measurement: this tree's, or (`BENCH_AB`) another tree's on the same database. */
@@ -162,6 +180,7 @@ async function main(): Promise<void> {
   const coldN = Number(process.env.BENCH_COLD ?? 40);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
   const plansDir = process.env.BENCH_EXPLAIN;
+  const only = process.env.BENCH_READS?.split(',');
   const h = await database();
   await migrateToLatest(h.db);
   const capture = new StatementCapture();
@@ -210,13 +229,13 @@ async function main(): Promise<void> {
       entities: (i) => `/v1/schedulable_entities?page_size=100${i ? `&page=${i % pages}` : ''}`,
       facilities: (i) => `/v1-beta/facilities?zip_code=${ZIPS[i % ZIPS.length]}&max_distance_to_patient_mi=100`,
     };
-    for (const read of READS) {
+    for (const read of READS.filter((r) => !only || only.includes(r))) {
       // As the worker keeps them: every row just computed. VACUUM (no ANALYZE: the planner's
       // statistics of computed_at lag behind in service too) so that dead rows do not slow what follows.
       await sql`UPDATE availability_summaries SET computed_at = now()`.execute(h.db);
       await sql`VACUUM availability_summaries`.execute(h.db);
       if (plansDir) await writePlans(h.db, capture, base, headers, read, paths[read](0), join(plansDir, `directory-reads-plans-${h.engine}-${pls}.txt`));
-      const byApp = new Map(targets.map((t) => [t.label, { warm: [] as number[], cold: [] as number[] }]));
+      const byApp = new Map(targets.map((t) => [t.label, { warm: [] as number[], cold: [] as number[], cpuMs: 0 }]));
       // Cold: each application gets target i in turn, the order alternating, so that neither always
       // finds the database's buffers warmed by the other.
       for (let i = 1; i <= coldN; i++) {
@@ -225,22 +244,26 @@ async function main(): Promise<void> {
       for (const t of targets) await timedGets([`${t.base}${paths[read](0)}`], headers);
       for (let round = 0; round < rounds; round++) {
         for (const t of round % 2 ? [...targets].reverse() : targets) {
-          byApp.get(t.label)!.warm.push(...(await timedGets(Array.from({ length: Math.ceil(warmN / rounds) }, () => `${t.base}${paths[read](0)}`), headers)));
+          const m = byApp.get(t.label)!;
+          const cpu0 = mainThreadCpuMs();
+          m.warm.push(...(await timedGets(Array.from({ length: Math.ceil(warmN / rounds) }, () => `${t.base}${paths[read](0)}`), headers)));
+          m.cpuMs += mainThreadCpuMs() - cpu0;
         }
       }
       for (const t of targets) {
         const m = byApp.get(t.label)!;
-        results.push({ app: t.label, read, size: pls, ...m });
-        say(`  ${t.label}, ${pls}: ${LABEL[read]}: warm p50 ${percentile(m.warm, 50).toFixed(1)} ms p99 ${percentile(m.warm, 99).toFixed(1)} ms; cold p50 ${percentile(m.cold, 50).toFixed(1)} ms p99 ${percentile(m.cold, 99).toFixed(1)} ms`);
+        const warmCpu = m.cpuMs / m.warm.length;
+        results.push({ app: t.label, read, size: pls, warm: m.warm, cold: m.cold, warmCpu });
+        say(`  ${t.label}, ${pls}: ${LABEL[read]}: warm p50 ${percentile(m.warm, 50).toFixed(1)} ms p99 ${percentile(m.warm, 99).toFixed(1)} ms (main thread CPU ${warmCpu.toFixed(2)} ms per request); cold p50 ${percentile(m.cold, 50).toFixed(1)} ms p99 ${percentile(m.cold, 99).toFixed(1)} ms`);
       }
     }
   }
 
   say('');
-  say(`| application | read | provider-locations | warm p50 ms | warm p99 ms | cold p50 ms | cold p99 ms |`);
-  say('|---|---|---|---|---|---|---|');
+  say(`| application | read | provider-locations | warm p50 ms | warm p99 ms | warm CPU ms (main thread) | cold p50 ms | cold p99 ms |`);
+  say('|---|---|---|---|---|---|---|---|');
   for (const m of results) {
-    say(`| ${m.app} | ${LABEL[m.read]} | ${m.size} | ${percentile(m.warm, 50).toFixed(1)} | ${percentile(m.warm, 99).toFixed(1)} | ${percentile(m.cold, 50).toFixed(1)} | ${percentile(m.cold, 99).toFixed(1)} |`);
+    say(`| ${m.app} | ${LABEL[m.read]} | ${m.size} | ${percentile(m.warm, 50).toFixed(1)} | ${percentile(m.warm, 99).toFixed(1)} | ${m.warmCpu.toFixed(2)} | ${percentile(m.cold, 50).toFixed(1)} | ${percentile(m.cold, 99).toFixed(1)} |`);
   }
   say('');
   const ratio = (x: number[], y: number[]) => (percentile(y, 50) / percentile(x, 50)).toFixed(2);
