@@ -23,6 +23,7 @@ import * as m0017 from './migrations/0017_request_log.js';
 import * as m0018 from './migrations/0018_console_accounts.js';
 import * as m0019 from './migrations/0019_delivery_response_excerpt.js';
 import * as m0020 from './migrations/0020_production_decisions.js';
+import * as m0021 from './migrations/0021_directory_reads.js';
 import * as m0022 from './migrations/0022_attachment_files.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_console_accounts': m0018,
   '0019_delivery_response_excerpt': m0019,
   '0020_production_decisions': m0020,
+  '0021_directory_reads': m0021,
   '0022_attachment_files': m0022,
 };
 

@@ -380,6 +380,16 @@ export interface FacilitiesTable {
   npi: string | null;
   building_type: 'clinic' | 'hospital';
   provider_location_id: string;
+  /** The location's coordinates (null when virtual), kept by triggers (migration 0021). */
+  latitude: ColumnType<number | null, never, never>;
+  longitude: ColumnType<number | null, never, never>;
+}
+
+/** Active provider-locations per developer's directory, kept by triggers (migration 0021). */
+export interface DeveloperDirectorySizesTable {
+  env: Env;
+  developer_id: string;
+  active_count: ColumnType<string, never, never>;
 }
 
 export interface WeeklySchedulesTable {
@@ -664,6 +674,7 @@ export interface Database {
   provider_location_insurance_plans: ProviderLocationInsurancePlansTable;
   practice_insurance_plans: PracticeInsurancePlansTable;
   facilities: FacilitiesTable;
+  developer_directory_sizes: DeveloperDirectorySizesTable;
   weekly_schedules: WeeklySchedulesTable;
   calendar_timeslots: CalendarTimeslotsTable;
   time_off: TimeOffTable;

@@ -1,8 +1,9 @@
 /**
- * The derived search data of migration 0008 follows every directory write: `provider_location_search`
- * (refreshed by `writeDirectory`) and `developer_provider_locations.active` (kept by triggers). After
- * each change, the stored rows equal a recomputation from the base tables, and the search answers as
- * the base-table query it replaced (`oracleSearch`).
+ * The derived search data of migrations 0008 and 0021 follows every directory write:
+ * `provider_location_search` (refreshed by `writeDirectory`), `developer_provider_locations.active`,
+ * the directory sizes and the facilities' coordinates (kept by triggers). After each change, the
+ * stored rows equal a recomputation from the base tables, and the search answers as the base-table
+ * query it replaced (`oracleSearch`).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -14,7 +15,8 @@ import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
 import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { fixtureDocument, loadFixture, PL, type DirectoryFixture } from './fixture.js';
-import { activeMismatches, expectedSearchRows, oracleSearch, storedSearchRows } from './search-oracle.js';
+import { facilitiesById, searchFacilities } from '../../src/domain/directory/facilities.js';
+import { activeMismatches, expectedSearchRows, facilityCoordinateMismatches, oracleSearch, sizeMismatches, storedSearchRows } from './search-oracle.js';
 
 let t: TestApp;
 let f: DirectoryFixture;
@@ -47,6 +49,8 @@ async function found(zip: string, q: Partial<ProviderLocationSearch>, caller: Di
 async function expectInSync(): Promise<void> {
   expect(await storedSearchRows(t.db)).toEqual(await expectedSearchRows(t.db));
   expect(await activeMismatches(t.db)).toEqual([]);
+  expect(await sizeMismatches(t.db)).toEqual([]);
+  expect(await facilityCoordinateMismatches(t.db)).toEqual([]);
 }
 
 async function dplActive(developerId: string, plId: string): Promise<boolean | undefined> {
@@ -177,5 +181,64 @@ describe('developer_provider_locations.active', () => {
       { page: 0, pageSize: 10, recentOnly: false, publicBaseUrl: 'http://x' });
     expect(again.entities.map((e) => e.id)).toEqual([PL.a2phl]);
     expect(again.total).toBe(1);
+  });
+});
+
+describe('directory sizes and facility coordinates (migration 0021)', () => {
+  const facilitiesNear = async (zip: string) =>
+    (await searchFacilities(t.db, devA, { origin: zipCentroid(zip)!, maxDistanceMi: 10, page: 0, pageSize: 10 }, 'http://x')).items.map((i) => i.facility_id);
+
+  test('a facility follows its location when it moves, and has no coordinates at a virtual one', async () => {
+    expect(await facilitiesNear('10001')).toEqual(['fa_nyc']);
+    await write({ locations: [{ ...location('lo_nyc'), city: 'Philadelphia', state: 'PA', zip_code: '19103', latitude: 39.95, longitude: -75.17 }] });
+    await expectInSync();
+    expect(await facilitiesNear('10001')).toEqual([]);
+    expect(await facilitiesNear('19103')).toEqual(['fa_phl', 'fa_nyc']);
+    await write({ locations: [location('lo_nyc')] });
+    await expectInSync();
+    expect(await facilitiesNear('10001')).toEqual(['fa_nyc']);
+
+    // Re-pointed to a virtual provider-location, then back.
+    const fa = doc.facilities!.find((x) => x.id === 'fa_nyc')!;
+    await write({ facilities: [{ ...fa, provider_location_id: PL.virt }] });
+    await expectInSync();
+    expect((await sql<{ lat: number | null }>`SELECT latitude AS lat FROM facilities WHERE id = 'fa_nyc'`.execute(t.db)).rows[0]!.lat).toBeNull();
+    expect(await facilitiesNear('10001')).toEqual([]);
+    await write({ facilities: [fa] });
+    await expectInSync();
+    expect(await facilitiesNear('10001')).toEqual(['fa_nyc']);
+
+    // A facility of a deactivated provider-location is not found, nor read.
+    await write({ provider_locations: [{ ...providerLocation(PL.a1nyc), active: false }] });
+    expect(await facilitiesNear('10001')).toEqual([]);
+    expect(await facilitiesById(t.db, devA, ['fa_nyc'], 'http://x')).toEqual([]);
+    await write({ provider_locations: [providerLocation(PL.a1nyc)] });
+    expect(await facilitiesNear('10001')).toEqual(['fa_nyc']);
+    expect((await facilitiesById(t.db, devA, ['fa_nyc'], 'http://x')).map((x) => x.facility_id)).toEqual(['fa_nyc']);
+  });
+
+  test('sizes follow rows deleted and a truncation', async () => {
+    const sizeOf = async (developerId: string) =>
+      (await sql<{ n: string }>`SELECT active_count AS n FROM developer_directory_sizes WHERE developer_id = ${developerId}`.execute(t.db)).rows[0]?.n;
+    const listedTotal = async () => (await listSchedulableEntities(t.db, devA, { page: 0, pageSize: 1, recentOnly: false, publicBaseUrl: 'http://x' })).total;
+    const total = await listedTotal();
+    expect(Number(await sizeOf(f.devA.developer_id))).toBe(total);
+    await t.db.deleteFrom('developer_provider_locations').where('developer_id', '=', f.devA.developer_id).where('provider_location_id', '=', PL.a1bk).execute();
+    await expectInSync();
+    expect(await listedTotal()).toBe(total - 1);
+    await write({ provider_locations: [providerLocation(PL.a1bk)] }, f.devA.developer_id);
+    await expectInSync();
+    expect(await listedTotal()).toBe(total);
+
+    // A truncation empties the sizes (in a transaction rolled back: the rest of the file keeps its directory).
+    const rolledBack = new Error('roll back');
+    await expect(
+      t.db.transaction().execute(async (trx) => {
+        await sql`TRUNCATE developer_provider_locations`.execute(trx);
+        expect((await sql`SELECT 1 FROM developer_directory_sizes`.execute(trx)).rows).toEqual([]);
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
+    await expectInSync();
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Oracles for the directory's derived search data (migration 0008): the provider-location search
- * as it was before `provider_location_search` existed (a join of the base tables), and the search
- * rows and `developer_provider_locations.active` values recomputed from the base tables.
+ * Oracles for the directory's derived search data (migrations 0008 and 0021): the provider-location
+ * search as it was before `provider_location_search` existed (a join of the base tables), and the
+ * search rows, `developer_provider_locations.active` values, directory sizes and facility
+ * coordinates recomputed from the base tables.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/db/database.js';
@@ -102,4 +103,28 @@ export async function activeMismatches(db: Db): Promise<string[]> {
     JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id
     WHERE dpl.active IS DISTINCT FROM pl.active`.execute(db);
   return rows.map((x) => x.r);
+}
+
+/**
+ * Developers whose stored directory size (`developer_directory_sizes`, migration 0021) differs from a
+ * count of their active rows: `developer counted stored`.
+ */
+export async function sizeMismatches(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ r: string }>`
+    SELECT coalesce(c.developer_id, s.developer_id) || ' ' || coalesce(c.n, 0) || ' ' || coalesce(s.active_count, 0) AS r
+    FROM (SELECT env, developer_id, count(*) FILTER (WHERE active) AS n FROM developer_provider_locations GROUP BY env, developer_id) c
+    FULL JOIN developer_directory_sizes s ON s.env = c.env AND s.developer_id = c.developer_id
+    WHERE coalesce(c.n, 0) <> coalesce(s.active_count, 0)`.execute(db);
+  return rows.map((x) => x.r);
+}
+
+/** Facilities whose stored coordinates (migration 0021) are not their location's (none when it is virtual). */
+export async function facilityCoordinateMismatches(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    SELECT f.id FROM facilities f
+    JOIN provider_locations pl ON pl.env = f.env AND pl.id = f.provider_location_id
+    JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
+    WHERE (f.latitude, f.longitude) IS DISTINCT FROM
+          (CASE WHEN l.is_virtual THEN NULL ELSE l.latitude END, CASE WHEN l.is_virtual THEN NULL ELSE l.longitude END)`.execute(db);
+  return rows.map((x) => x.id);
 }

@@ -2,7 +2,8 @@
  * Where a directory listing's availability summaries come from (`summaries.ts` has their shape and
  * computation). Two entry points, one per kind of input: `directoryAvailability` takes
  * provider-location ids (listings and tests), `directoryAvailabilityOfRows` takes the
- * provider-location rows a caller has already read (the refresher, `summary-refresh.ts`).
+ * provider-location rows a caller has already read (the refresher, `summary-refresh.ts`, and the
+ * directory's provider-location views, src/domain/directory/provider-location-view.ts).
  *
  * Listings (a caller with a `cache`) accept a summary up to the cache's TTL old (at most 60 s) and
  * take it from three tiers, in this order: the in-process memo (`fromMemo`, `summary-cache.ts`),

@@ -69,10 +69,13 @@ export async function readStoredSummaries(
   const active = opts.activeOnly
     ? sql`AND EXISTS (SELECT 1 FROM provider_locations pl WHERE pl.env = s.env AND pl.id = s.provider_location_id AND pl.active)`
     : sql``;
-  // A statement's ids are looked up one by one by primary key (LATERAL … LIMIT 1), never by a scan.
-  const from = Array.isArray(ids)
-    ? sql`availability_summaries s WHERE s.env = ${env} AND s.provider_location_id = ANY(${ids}::text[])`
-    : sql`(${ids}) p CROSS JOIN LATERAL (
+  // The ids are looked up one by one by primary key (LATERAL … LIMIT 1), never by a scan, whatever
+  // the planner believes of `computed_at`: the rows are rewritten every ~40 s, so its statistics
+  // always lag behind, and a range of the last 60 s looked narrow enough to walk
+  // `availability_summaries_age` over the whole table (15 ms for 60 ids at 50,000 rows, measured;
+  // docs/performance.md, "Directory reads (issue #20 §7)").
+  const source = Array.isArray(ids) ? sql`SELECT unnest(${ids}::text[]) AS id` : ids;
+  const from = sql`(${source}) p CROSS JOIN LATERAL (
         SELECT * FROM availability_summaries s1 WHERE s1.env = ${env} AND s1.provider_location_id = p.id LIMIT 1) s WHERE true`;
   // One JSON value (an array of arrays): one native JSON.parse instead of the driver parsing 8 fields
   // per row. For a page of 10,000 this moved ~30–45 ms of CPU off this process's main thread (which

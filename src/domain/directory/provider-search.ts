@@ -34,13 +34,21 @@ export async function searchProvidersByNpi(
   q: { npis: string[]; insurancePlanId?: string | undefined; publicBaseUrl: string; now?: Date; cache?: AvailabilityCache | undefined },
 ): Promise<{ npi: string; providers: ProviderResult[] }[]> {
   const npis = [...new Set(q.npis)];
+  // NPI by NPI (`providers_npi`), then each provider's provider-locations by their unique key: never
+  // a hash join over every provider or provider-location, which the planner chose for 50 NPIs of a
+  // directory of a few thousand (docs/performance.md, "Directory reads (issue #20 §7)"). `OFFSET 0`
+  // keeps the LATERAL subquery a subquery run per NPI (a plain one would be flattened into a join).
   const { rows } = await sql<{ id: string }>`
-    SELECT pl.id
-    FROM providers p
-    JOIN provider_locations pl ON pl.env = p.env AND pl.provider_id = p.id AND pl.active
-    JOIN developer_provider_locations dpl ON dpl.env = pl.env AND dpl.provider_location_id = pl.id AND dpl.developer_id = ${caller.developerId}
-    WHERE p.env = ${caller.env} AND p.npi = ANY(${npis}::text[])
-    ORDER BY pl.id`.execute(db);
+    SELECT x.id FROM (SELECT DISTINCT unnest(${npis}::text[]) AS npi) n
+    CROSS JOIN LATERAL (
+      SELECT pl.id
+      FROM providers p
+      JOIN provider_locations pl ON pl.env = p.env AND pl.provider_id = p.id AND pl.active
+      JOIN developer_provider_locations dpl ON dpl.env = pl.env AND dpl.provider_location_id = pl.id AND dpl.developer_id = ${caller.developerId}
+      WHERE p.env = ${caller.env} AND p.npi = n.npi
+      OFFSET 0
+    ) x
+    ORDER BY x.id`.execute(db);
   const views = await loadProviderLocationViews(db, caller, {
     ids: rows.map((r) => r.id),
     insurancePlanId: q.insurancePlanId,

@@ -158,8 +158,8 @@ export const PAGE_PART_SIZE = 2500;
 /**
  * One page of the caller's active directory and its size: an index-only walk of
  * `developer_provider_locations_active` (migration 0008: the developer's rows whose provider-location
- * is active, in id order, with `added_at`) and a count on the same index. So a page costs its own
- * rows plus one narrow index count, whatever the size of the directory.
+ * is active, in id order, with `added_at`) and the stored size (`directorySize`). So a page costs
+ * its own rows (and the entries its OFFSET skips), whatever the size of the directory.
  *
  * A page of more than `PAGE_PART_SIZE` entities is read in parts, one statement each, all at once
  * (on PostgreSQL each on its own connection, so the database reads them on several cores while this
@@ -176,7 +176,7 @@ async function directoryPage(
   pageSize: number,
   maxPart = PAGE_PART_SIZE,
 ): Promise<{ rows: EntityRow[]; total: number }> {
-  const count = sql`SELECT count(*) FROM developer_provider_locations dpl WHERE ${mine(caller)}`;
+  const count = directorySize(caller);
   if (pageSize <= maxPart) return entityPage(db, caller, directoryPageIds(caller, page, pageSize), count);
   const parts = Math.ceil(pageSize / maxPart);
   const partSize = Math.ceil(pageSize / parts);
@@ -197,6 +197,16 @@ async function directoryPage(
     }),
   );
   return { rows: read.flatMap((r) => r.rows), total };
+}
+
+/**
+ * The number of active provider-locations in the caller's directory: its row of
+ * `developer_directory_sizes` (kept by triggers, migration 0021), read by primary key instead of
+ * counting the whole directory on every page (docs/performance.md, "Directory reads (issue #20 §7)").
+ */
+function directorySize(caller: DirectoryCaller): RawBuilder<unknown> {
+  return sql`SELECT coalesce((SELECT s.active_count FROM developer_directory_sizes s
+    WHERE s.env = ${caller.env} AND s.developer_id = ${caller.developerId}), 0)`;
 }
 
 /** The caller's active directory (`developer_provider_locations_active`). */

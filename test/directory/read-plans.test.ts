@@ -1,0 +1,199 @@
+/**
+ * The plans of the directory's single reads (docs/performance.md, "Directory reads (issue #20 §7)").
+ * On a generated directory of a few thousand provider-locations, analysed as every import leaves
+ * it and in its steady state (changes older than the 72-hour window, availability summaries stored
+ * by the refresher), each read is made through the app while its statements are captured, and every
+ * statement is run again under `EXPLAIN (ANALYZE)` with the parameters it ran with. Then the
+ * directory is doubled (as many provider-locations again, in the same areas, none with a facility
+ * and none asked for) and the same reads are planned again on a new app (its memo empty).
+ *
+ * Two checks per read, at both sizes:
+ * - no sequential scan of a big table: the directory's own tables, and any other table of 1,000
+ *   rows or more here (small reference tables, specialties or visit reasons, are read whole by design);
+ * - the rows the statements read (every scan's rows and the rows its filters removed, times its
+ *   loops) do not grow with the directory: at most 1.5 times as many at twice the size, since the
+ *   answer is the same. A count of the whole directory, an index range wider than the answer or a
+ *   join over every location near a ZIP would double.
+ */
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.js';
+import { refreshAvailabilitySummaries } from '../../src/domain/availability/summary-refresh.js';
+import { createDeveloper, type NewDeveloper } from '../../src/domain/developers/create-developer.js';
+import type { DirectoryDocument } from '../../src/domain/directory/document.js';
+import { generateDirectory } from '../../src/domain/directory/seed.js';
+import { analyzeDirectory } from '../../src/domain/directory/write/analyze.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
+import { buildApp } from '../../src/http/app.js';
+import { TEST_KEY_ENCRYPTION_KEY } from '../helpers/app.js';
+import { freshDatabase, type TestDatabase } from '../helpers/db.js';
+import { scaled } from '../helpers/scale.js';
+import { explain, planNodes, planText, StatementCapture, type PlanNode } from '../helpers/statement-capture.js';
+
+const BIG_TABLES = [
+  'provider_locations', 'providers', 'locations', 'developer_provider_locations', 'provider_location_search', 'facilities',
+  'weekly_schedules', 'availability_summaries', 'directory_changes', 'provider_location_insurance_plans',
+];
+/** Any table with at least this many rows counts as big too. */
+const BIG_ROWS = 1000;
+/** Rows read at twice the directory, at most, per row read at its size (plus a few for rounding). */
+const FLAT = 1.5;
+const READS = ['provider-location', 'providers by 50 NPIs', 'schedulable entities page of 100', 'facilities by ZIP'] as const;
+type Read = (typeof READS)[number];
+
+interface Statement {
+  sql: string;
+  plan: string[];
+  seqScans: string[];
+  /** Rows read: every node that scans a table or an index, its rows and those its filters removed, times its loops. */
+  rowsRead: number;
+}
+
+let h: TestDatabase;
+let config: Config;
+let mine: NewDeveloper;
+let doc: DirectoryDocument;
+const capture = new StatementCapture();
+const big = new Set(BIG_TABLES);
+const phases: Record<'small' | 'large', Map<Read, Statement[]>> = { small: new Map(), large: new Map() };
+const sizes = { small: 0, large: 0 };
+
+function rowsRead(plan: PlanNode): number {
+  let n = 0;
+  for (const node of planNodes(plan)) {
+    if (node['Relation Name'] === undefined && node['Index Name'] === undefined) continue;
+    const removed = Number(node['Rows Removed by Filter'] ?? 0) + Number(node['Rows Removed by Index Recheck'] ?? 0);
+    n += ((node['Actual Rows'] ?? 0) + removed) * (node['Actual Loops'] ?? 1);
+  }
+  return n;
+}
+
+/** A directory in service: its additions and changes older than the 72-hour window, summaries stored, statistics fresh. */
+async function steadyState(): Promise<void> {
+  // Right after an import every provider-location is listed as added in `recent_change_summary`,
+  // a list that grows with the directory by definition.
+  const past = new Date(Date.now() - 100 * 3600_000);
+  await sql`UPDATE developer_provider_locations SET added_at = ${past}`.execute(h.db);
+  await sql`UPDATE directory_changes SET changed_at = ${past}`.execute(h.db);
+  await sql`UPDATE provider_locations SET go_live_at = ${past}, profile_updated_at = ${past}`.execute(h.db);
+  while ((await refreshAvailabilitySummaries(h.db, { env: config.appEnv })) > 0);
+  // As every import leaves the tables (src/domain/directory/write/analyze.ts) and autovacuum the
+  // summaries; their `computed_at` then moves on past the statistics, as the refresher moves it.
+  await analyzeDirectory(h.db);
+  await sql`ANALYZE availability_summaries`.execute(h.db);
+  await sql`UPDATE availability_summaries SET computed_at = now()`.execute(h.db);
+  await sql`VACUUM availability_summaries`.execute(h.db);
+}
+
+/** Makes each read through a new app (its memo empty) and plans every statement it ran. */
+async function planReads(): Promise<Map<Read, Statement[]>> {
+  const app: FastifyInstance = await buildApp({ config, db: capture.on(h.db) });
+  try {
+    const token = await app.inject({
+      method: 'POST',
+      url: '/auth/oauth/token',
+      payload: { grant_type: 'client_credentials', client_id: mine.client_id, client_secret: mine.client_secret, audience: config.audience },
+    });
+    const headers = { authorization: `Bearer ${(token.json() as { access_token: string }).access_token}` };
+    const pl = doc.provider_locations![5]!;
+    const urls: Record<Read, string> = {
+      'provider-location': `/v1/provider_locations/${encodeURIComponent(`${pl.provider_id}|${pl.location_id}`)}`,
+      'providers by 50 NPIs': `/v1/providers?npis=${doc.providers!.slice(100, 150).map((p) => p.npi).join(',')}`,
+      'schedulable entities page of 100': '/v1/schedulable_entities?page_size=100&page=3',
+      'facilities by ZIP': '/v1-beta/facilities?zip_code=10001&max_distance_to_patient_mi=100',
+    };
+    const out = new Map<Read, Statement[]>();
+    for (const read of READS) {
+      let status = 0;
+      const statements = await capture.during(h.db, async () => {
+        status = (await app.inject({ url: urls[read], headers })).statusCode;
+      });
+      expect(status, urls[read]).toBe(200);
+      const planned: Statement[] = [];
+      for (const q of statements.filter((s) => /^\s*(select|with)\b/i.test(s.sql))) {
+        const plan = await explain(h.db, q, { analyze: true });
+        planned.push({
+          sql: q.sql.replace(/\s+/g, ' ').trim(),
+          plan: planText(plan),
+          seqScans: planNodes(plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']!),
+          rowsRead: rowsRead(plan),
+        });
+      }
+      out.set(read, planned);
+    }
+    return out;
+  } finally {
+    await app.close();
+  }
+}
+
+async function directorySize(): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM developer_provider_locations WHERE developer_id = ${mine.developer_id}`.execute(h.db);
+  return r.rows[0]!.n;
+}
+
+beforeAll(async () => {
+  h = await freshDatabase();
+  config = loadConfig({ LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, RATE_LIMIT_PER_MINUTE: '100000' });
+  mine = await createDeveloper(h.db, { env: config.appEnv, name: 'Plans' });
+  const other = await createDeveloper(h.db, { env: config.appEnv, name: 'Other' });
+  // ~2,500 provider-locations for the caller, with a facility at every third in-person one (more
+  // than the seed's one in twenty, so that facilities are a table of some size), and ~750 of
+  // another developer's.
+  doc = generateDirectory(2000, 11);
+  doc.facilities = doc.provider_locations!
+    .filter((pl, i) => pl.provider_location_type === 'in_person_provider' && i % 3 === 0)
+    .map((pl, i) => ({ id: `fa_plans_${i}`, name: `Clinic ${i}`, building_type: i % 2 ? 'clinic' : 'hospital', provider_location_id: `${pl.provider_id}|${pl.location_id}` }));
+  await h.db.transaction().execute((trx) => writeDirectory(trx, config.appEnv, doc, { developerId: mine.developer_id }));
+  await h.db.transaction().execute((trx) => writeDirectory(trx, config.appEnv, generateDirectory(600, 12), { developerId: other.developer_id }));
+  await steadyState();
+  sizes.small = await directorySize();
+  phases.small = await planReads();
+
+  // Twice the directory: as many provider-locations again, after the first in id order (the page
+  // asked for stays the same), none with a facility (the facilities near the ZIP stay the same).
+  const more = generateDirectory(2000, 13);
+  more.facilities = [];
+  await h.db.transaction().execute((trx) => writeDirectory(trx, config.appEnv, more, { developerId: mine.developer_id }));
+  await steadyState();
+  sizes.large = await directorySize();
+  phases.large = await planReads();
+  for (const r of (await sql<{ relname: string }>`
+    SELECT c.relname FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = to_regnamespace(current_schema()) AND c.reltuples >= ${BIG_ROWS}`.execute(h.db)).rows) {
+    big.add(r.relname);
+  }
+}, scaled(300_000));
+afterAll(async () => h?.close());
+
+const describeStatements = (list: Statement[]): string =>
+  list.map((s) => `${s.rowsRead} rows read by: ${s.sql.slice(0, 400)}\n${s.plan.join('\n')}`).join('\n\n');
+
+describe('directory single reads', () => {
+  test('the directory is big, then twice as big', () => {
+    expect(sizes.small).toBeGreaterThan(2000);
+    expect(sizes.large).toBeGreaterThanOrEqual(2 * sizes.small - 10);
+    for (const t of ['provider_locations', 'providers', 'locations', 'developer_provider_locations', 'facilities', 'weekly_schedules', 'availability_summaries']) {
+      expect(big.has(t), t).toBe(true);
+    }
+  });
+
+  for (const read of READS) {
+    test(`${read}: no sequential scan of a big table`, () => {
+      for (const phase of ['small', 'large'] as const) {
+        const statements = phases[phase].get(read)!;
+        expect(statements.length, `${read} ran no SELECT`).toBeGreaterThan(0);
+        const bad = statements.filter((s) => s.seqScans.some((t) => big.has(t)));
+        expect(bad.map((s) => `${s.seqScans.filter((t) => big.has(t)).join(', ')} scanned by:\n${s.sql.slice(0, 600)}\n${s.plan.join('\n')}`), `${read} (${phase})`).toEqual([]);
+      }
+    });
+
+    test(`${read}: the rows read do not grow with the directory`, () => {
+      const small = phases.small.get(read)!.reduce((n, s) => n + s.rowsRead, 0);
+      const large = phases.large.get(read)!.reduce((n, s) => n + s.rowsRead, 0);
+      expect(large, `${read}: ${small} rows read at ${sizes.small}, ${large} at ${sizes.large}\n\n${describeStatements(phases.large.get(read)!)}`).toBeLessThanOrEqual(
+        FLAT * small + 20,
+      );
+    });
+  }
+});

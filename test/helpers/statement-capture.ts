@@ -1,0 +1,77 @@
+/**
+ * The SQL statements a piece of code runs, and their plans: `StatementCapture` is a Kysely plugin
+ * that records every statement run through a handle made with `capture.on(db)` while recording, so
+ * that a test (or a benchmark) can hand the same handle to the app, make one request and EXPLAIN
+ * what it ran (docs/performance.md, "Directory reads (issue #20 §7)").
+ */
+import { CompiledQuery, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import type { QueryId } from 'kysely';
+import type { Db } from '../../src/db/database.js';
+
+export class StatementCapture implements KyselyPlugin {
+  private recorded: { node: RootOperationNode; queryId: QueryId }[] = [];
+  private recording = false;
+
+  /** `db` with this capture attached: statements run through it are recorded while recording. */
+  on(db: Db): Db {
+    return db.withPlugin(this);
+  }
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    if (this.recording) this.recorded.push({ node: args.node, queryId: args.queryId });
+    return args.node;
+  }
+
+  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return Promise.resolve(args.result);
+  }
+
+  /** Runs `fn` and returns the statements it ran (compiled by `db`, in the order they started). */
+  async during(db: Db, fn: () => Promise<unknown>): Promise<CompiledQuery[]> {
+    this.recorded = [];
+    this.recording = true;
+    try {
+      await fn();
+    } finally {
+      this.recording = false;
+    }
+    const executor = db.getExecutor();
+    return this.recorded.map((r) => executor.compileQuery(r.node, r.queryId));
+  }
+}
+
+/** One node of a plan (`EXPLAIN (FORMAT JSON)`), with the fields read here. */
+export interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Plan Rows'?: number;
+  Plans?: PlanNode[];
+  [key: string]: unknown;
+}
+
+/** The plan of `q` as PostgreSQL chooses it for these parameters (`EXPLAIN (FORMAT JSON)`, with `ANALYZE, BUFFERS` when `analyze`). */
+export async function explain(db: Db, q: CompiledQuery, opts: { analyze?: boolean } = {}): Promise<PlanNode> {
+  const options = opts.analyze ? 'ANALYZE, BUFFERS, FORMAT JSON' : 'FORMAT JSON';
+  const r = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN (${options}) ${q.sql}`, [...q.parameters]));
+  const cell = Object.values(r.rows[0]!)[0];
+  const json = (typeof cell === 'string' ? JSON.parse(cell) : cell) as { Plan: PlanNode }[];
+  return json[0]!.Plan;
+}
+
+/** Every node of a plan, depth first. */
+export function planNodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(planNodes)];
+}
+
+/** The plan as indented text lines: node type, relation, index, rows (actual when analysed, else estimated). */
+export function planText(plan: PlanNode, depth = 0): string[] {
+  const rows = plan['Actual Rows'] !== undefined ? `rows=${plan['Actual Rows']} loops=${plan['Actual Loops']}` : `est rows=${plan['Plan Rows']}`;
+  const rel = plan['Relation Name'] ? ` on ${plan['Relation Name']}` : '';
+  const idx = plan['Index Name'] ? ` using ${plan['Index Name']}` : '';
+  const time = plan['Actual Total Time'] !== undefined ? ` ${plan['Actual Total Time']} ms` : '';
+  const buffers = plan['Shared Hit Blocks'] !== undefined ? ` hit=${plan['Shared Hit Blocks']} read=${plan['Shared Read Blocks']}` : '';
+  return [`${'  '.repeat(depth)}${plan['Node Type']}${rel}${idx} (${rows}${time}${buffers})`, ...(plan.Plans ?? []).flatMap((p) => planText(p, depth + 1))];
+}
