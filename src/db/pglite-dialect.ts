@@ -10,6 +10,12 @@
  *
  * Consequence for callers: inside a transaction, use only the transaction handle. A query on the
  * root `Kysely` instance from inside a transaction waits for that transaction and deadlocks.
+ *
+ * Statements themselves run as named prepared statements in one call into the engine each
+ * (pglite-statements.ts), under the same locks `PGlite.query()` takes: outside a transaction PGlite's
+ * transaction lock and then its query lock; inside one, the query lock of the transaction that holds
+ * the transaction lock. `PGliteQueryDialect` keeps the former path (one `PGlite.query()` per
+ * statement) for comparison in bench/pglite-dialect.ts.
  */
 import type { PGlite, Transaction as PGliteTransaction } from '@electric-sql/pglite';
 import {
@@ -27,6 +33,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { runStatement, statementsOf } from './pglite-statements.js';
 
 interface OpenTransaction {
   tx: PGliteTransaction;
@@ -34,19 +41,43 @@ interface OpenTransaction {
   done: Promise<void>;
 }
 
+/** How a statement is executed: as a named statement in one engine call, or through `PGlite.query()`. */
+type Execution = 'prepared' | 'query';
+
 class PGliteConnection implements DatabaseConnection {
   #open: OpenTransaction | undefined;
 
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly execution: Execution,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const runner = this.#open?.tx ?? this.pglite;
-    const result = await runner.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    const result = this.execution === 'prepared' ? await this.#runPrepared<R>(compiled) : await (this.#open?.tx ?? this.pglite).query<R>(compiled.sql, compiled.parameters as unknown[]);
     const affected = result.affectedRows;
     return {
       rows: result.rows,
       ...(affected !== undefined ? { numAffectedRows: BigInt(affected) } : {}),
     };
+  }
+
+  /** The same locks as `PGlite.query()` / `Transaction.query()`, then one engine call (pglite-statements.ts). */
+  async #runPrepared<R>(compiled: CompiledQuery) {
+    const pglite = this.pglite;
+    const params = compiled.parameters;
+    const cache = statementsOf(pglite);
+    if (this.#open) {
+      if (this.#open.tx.closed) throw new Error('Transaction is closed');
+      return pglite._runExclusiveQuery(() => runStatement<R>(pglite, cache, compiled.sql, params, false));
+    }
+    await pglite._checkReady();
+    return pglite._runExclusiveTransaction(() =>
+      pglite._runExclusiveQuery(async () => {
+        const result = await runStatement<R>(pglite, cache, compiled.sql, params, true);
+        await pglite.syncToFs();
+        return result;
+      }),
+    );
   }
 
   // eslint-disable-next-line require-yield
@@ -96,12 +127,15 @@ class PGliteConnection implements DatabaseConnection {
 }
 
 class PGliteDriver implements Driver {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly execution: Execution,
+  ) {}
   async init(): Promise<void> {
     await this.pglite.waitReady;
   }
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new PGliteConnection(this.pglite);
+    return new PGliteConnection(this.pglite, this.execution);
   }
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     await (conn as PGliteConnection).begin(settings);
@@ -120,12 +154,13 @@ class PGliteDriver implements Driver {
 
 /** Kysely dialect over one PGlite instance; see the module comment for the locking rule. */
 export class PGliteDialect implements Dialect {
+  protected readonly execution: Execution = 'prepared';
   constructor(private readonly pglite: PGlite) {}
   createAdapter(): DialectAdapter {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.pglite, this.execution);
   }
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new PostgresIntrospector(db);
@@ -133,4 +168,9 @@ export class PGliteDialect implements Dialect {
   createQueryCompiler(): QueryCompiler {
     return new PostgresQueryCompiler();
   }
+}
+
+/** The former dialect: every statement through `PGlite.query()` (six engine calls, parsed each time). For the bench only. */
+export class PGliteQueryDialect extends PGliteDialect {
+  protected override readonly execution: Execution = 'query';
 }
