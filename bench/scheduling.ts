@@ -48,7 +48,7 @@ const SEED = 808;
 const MAX_BODIES = 60_000;
 
 /** Seeds the directory for the token's developer unless it already holds `target` provider-locations. */
-async function ensureDirectory(db: Db, env: Env, developerId: string, target: number): Promise<void> {
+export async function ensureDirectory(db: Db, env: Env, developerId: string, target: number): Promise<void> {
   const { n } = await db
     .selectFrom('developer_provider_locations')
     .select(sql<string>`count(*)`.as('n'))
@@ -182,7 +182,7 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
   ];
 }
 
-function bookingBody(providerLocationId: string, startTime: string, visitReasonId: string) {
+export function bookingBody(providerLocationId: string, startTime: string, visitReasonId: string) {
   return {
     appointment_type: 'providers',
     data: {
