@@ -7,7 +7,9 @@
  * named prepared statement, one engine call). In alternating rounds (the host is shared and
  * unsteady; the order flips every round) it times:
  * 1. statements through Kysely on a 10,000-row table: a point read by primary key, a 50-row read
- *    with timestamptz, jsonb and text[] columns, an INSERT … RETURNING and an UPDATE by key;
+ *    with timestamptz, jsonb and text[] columns, an INSERT … RETURNING, an UPDATE by key, and a
+ *    transaction of a locking read and an UPDATE (BEGIN and COMMIT still go through
+ *    `PGlite.transaction()` on both sides);
  * 2. endpoints through `fastify.inject` on two apps, one per dialect, over the same database:
  *    `GET /v1/appointments/{id}` and `GET /v1/specialties`.
  * It prints per-round figures and the medians (µs per statement or request) with the ratio old/new.
@@ -65,6 +67,11 @@ async function main(): Promise<void> {
     'INSERT … RETURNING': (db) =>
       db.executeQuery(CompiledQuery.raw('INSERT INTO bench_dialect (id, name, at, doc, tags) VALUES ($1, $2, $3, $4, $5) RETURNING id, at', [nextId++, 'new', new Date(), { n: 1 }, ['a', 'b']])),
     'UPDATE by primary key': (db, i) => db.executeQuery(CompiledQuery.raw('UPDATE bench_dialect SET name = $1 WHERE id = $2', [`u${i}`, 1 + ((i * 31) % ROWS)])),
+    'transaction: point read + UPDATE': (db, i) =>
+      db.transaction().execute(async (trx) => {
+        await trx.executeQuery(CompiledQuery.raw('SELECT * FROM bench_dialect WHERE id = $1 FOR UPDATE', [1 + ((i * 13) % ROWS)]));
+        await trx.executeQuery(CompiledQuery.raw('UPDATE bench_dialect SET name = $1 WHERE id = $2', [`t${i}`, 1 + ((i * 13) % ROWS)]));
+      }),
   };
 
   // Two apps over the same database, one per dialect.
