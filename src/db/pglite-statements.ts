@@ -91,6 +91,8 @@ export class PreparedStatements {
   }
 }
 
+// Keyed by instance, not held by a dialect: names are per session, and several dialects may share
+// one PGlite (the test helper opens one per test file over its worker's instance).
 const caches = new WeakMap<PGlite, PreparedStatements>();
 
 /** The statement cache of `pglite`'s session, shared by every dialect over that instance. */
