@@ -5,7 +5,7 @@
  * the engine, and parses and plans the text every time. Here a statement runs as a NAMED prepared
  * statement, kept per PGlite instance (one PostgreSQL session) in a bounded cache: once prepared,
  * Bind + Describe(portal) + Execute + Sync go to the engine in one buffer through
- * `execProtocolRaw()`, and the answer is parsed with PGlite's own protocol parser and
+ * `execProtocolRawStream()`, and the answer is parsed with PGlite's own protocol parser and
  * `parseResults()` with the instance's type parsers, so rows, values and errors are those
  * `PGlite.query()` gives.
  *
@@ -168,8 +168,11 @@ async function call(pglite: PGlite, cache: PreparedStatements, messages: Uint8Ar
   const parts = closing.length ? [...closing.map((name) => serialize.close({ type: 'S', name })), ...messages] : messages;
   const out: BackendMessage[] = [];
   try {
-    const data = await pglite.execProtocolRaw(concat(parts), { syncToFs: false });
-    new protocol.Parser().parse(data, (m) => out.push(m));
+    // The streaming form hands each chunk of the answer to our parser as it is written. The plain
+    // `execProtocolRaw()` would also parse every message into PGlite's own list of results, which
+    // only `execProtocol()` empties: twice the parsing, and a list that grows between transactions.
+    const parser = new protocol.Parser();
+    await pglite.execProtocolRawStream(concat(parts), { syncToFs: false, onRawData: (chunk) => parser.parse(chunk, (m) => out.push(m)) });
   } finally {
     const closed = out.filter((m) => m.name === 'closeComplete').length;
     if (closed < closing.length) cache.giveBackToClose(closing.slice(closed));
