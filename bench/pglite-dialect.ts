@@ -12,7 +12,8 @@
  *    `PGlite.transaction()` on both sides);
  * 2. endpoints through `fastify.inject` on two apps, one per dialect, over the same database:
  *    `GET /v1/appointments/{id}` and `GET /v1/specialties`.
- * It prints per-round figures and the medians (µs per statement or request) with the ratio old/new.
+ * It prints per-round figures and the medians (µs per statement or request), the ratio old/new of
+ * the medians, and the median of the per-round ratios (each round measures both sides back to back).
  *
  * Environment: `ROUNDS` (default 7), `STATEMENTS` per round and statement (default 2000),
  * `REQUESTS` per round and endpoint (default 400).
@@ -146,12 +147,13 @@ async function main(): Promise<void> {
     say(`  round ${round + 1} (old/new µs): ${line.join('; ')}`);
   }
   say('');
-  say('| statement or endpoint | old: PGlite.query() (µs, median) | new: one call, named (µs, median) | old/new |');
-  say('|---|---:|---:|---:|');
+  say('| statement or endpoint | old: PGlite.query() (µs, median) | new: one call, named (µs, median) | old/new of the medians | old/new per round (median, min–max) |');
+  say('|---|---:|---:|---:|---:|');
   for (const [name, s] of samples) {
     const o = median(s.old);
     const n = median(s.new);
-    say(`| ${name} | ${o.toFixed(0)} | ${n.toFixed(0)} | ${(o / n).toFixed(2)}× |`);
+    const perRound = s.old.map((x, i) => x / s.new[i]!);
+    say(`| ${name} | ${o.toFixed(0)} | ${n.toFixed(0)} | ${(o / n).toFixed(2)}× | ${median(perRound).toFixed(2)}× (${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}) |`);
   }
   await apps.old.close();
   await apps.new.close();
