@@ -1,6 +1,6 @@
 /**
  * The embedded engine's dialect, before and after (docs/performance.md, "The embedded engine's
- * dialect (issue #20 §5)"): `npx tsx bench/pglite-dialect.ts`.
+ * dialect (issue #20 §5)"): `node --import tsx bench/pglite-dialect.ts`.
  *
  * One migrated in-memory PGlite, two Kysely instances over it: `PGliteQueryDialect` (every statement
  * through `PGlite.query()`: six engine calls, parsed and planned each time) and `PGliteDialect` (a
