@@ -95,12 +95,17 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<{ config: Config; db: D
   });
 
   // A staged file the handler did not take (a refused or replayed request, a multipart error, an
-  // aborted upload) is removed when the request ends.
+  // aborted upload) is removed before the answer goes out (so a client that has its answer finds no
+  // file of that request left), or, for a request that gets no answer, when it ends.
   const dropStaged = async (req: FastifyRequest) => {
     const staged = req.stagedAttachment;
     req.stagedAttachment = undefined;
     await staged?.discard();
   };
+  app.addHook('onSend', async (req, _reply, payload) => {
+    await dropStaged(req);
+    return payload;
+  });
   app.addHook('onResponse', dropStaged);
   app.addHook('onRequestAbort', dropStaged);
 
