@@ -42,9 +42,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { openDatabase, type Db } from '../src/db/database.js';
+import type { Db } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { refreshAvailabilitySummaries } from '../src/domain/availability/summary-refresh.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
@@ -53,6 +52,7 @@ import { documentToNdjson } from '../src/domain/directory/import/ndjson.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';
 import { buildApp } from '../src/http/app.js';
 import { explain, planText, StatementCapture } from '../test/helpers/statement-capture.js';
+import { benchDatabase } from './scratch-schema.js';
 
 const PLS_PER_PROVIDER = 1.25;
 /** Facilities are searched around ZIPs of the same dense area at every size (the seed picks ZIPs uniformly). */
@@ -97,27 +97,9 @@ async function timedGets(urls: string[], headers: Record<string, string>): Promi
   return m.ms!;
 }
 
-async function database(): Promise<{ db: Db; engine: 'pglite' | 'postgres'; label: string; close(): Promise<void> }> {
-  const url = process.env.BENCH_DATABASE_URL;
-  if (!url) {
-    const h = await openDatabase({ inMemory: true });
-    return { ...h, label: 'PGlite (in memory)' };
-  }
-  const schema = `bench_reads_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query('CREATE EXTENSION IF NOT EXISTS btree_gist');
-  await admin.query(`CREATE SCHEMA "${schema}"`);
-  await admin.end();
-  const h = await openDatabase({ databaseUrl: url, schema, poolSize: 10 });
-  return {
-    ...h,
-    label: `PostgreSQL (${new URL(url).host})`,
-    close: async () => {
-      await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(h.db);
-      await h.close();
-    },
-  };
+/** `BENCH_DATABASE_URL`: a scratch schema there; else an in-memory PGlite. */
+function database(): Promise<{ db: Db; engine: 'pglite' | 'postgres'; label: string; close(): Promise<void> }> {
+  return benchDatabase(process.env.BENCH_DATABASE_URL, { prefix: 'bench_reads', poolSize: 10 });
 }
 
 /** Moves the developer's additions and changes past the 72-hour window (a directory in service), then analyses. */

@@ -15,7 +15,6 @@
  * reschedule), so the one-minute shifts overlap only slots no booking uses. `clear()` deletes
  * everything booked, so every run starts from the same tables.
  */
-import { randomBytes } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../src/db/database.js';
 import { bookingStatement } from '../src/domain/appointments/create.js';
@@ -143,5 +142,3 @@ export async function prepareBenchData(db: Db, opts: { providers: number; places
   };
 }
 
-/** A random suffix for schema names. */
-export const suffix = () => randomBytes(4).toString('hex');

@@ -28,13 +28,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { JobDeps } from '../src/jobs/job-deps.js';
 import type { Job, PassContext } from '../src/jobs/loop.js';
-import { prepareBenchData, suffix, type BenchData } from './evaluator-data.js';
+import { prepareBenchData, type BenchData } from './evaluator-data.js';
+import { createScratchSchema } from './scratch-schema.js';
 import { StatementMeter } from './statement-meter.js';
 
 type JobFactory = (deps: JobDeps) => Job;
@@ -102,12 +102,7 @@ async function open(meter: StatementMeter): Promise<{ measured: DatabaseHandle; 
     const measured = await openDatabase({ inMemory: true, wrapDialect: meter.wrap });
     return { measured, probe: () => measured.pglite!.query('SELECT 1'), label: 'PGlite (in memory)', close: () => measured.close() };
   }
-  const schema = `bench_eval_${suffix()}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query('CREATE EXTENSION IF NOT EXISTS btree_gist');
-  await admin.query(`CREATE SCHEMA "${schema}"`);
-  await admin.end();
+  const { schema, drop } = await createScratchSchema(url, 'bench_eval');
   // One connection: every statement of the evaluator goes to one backend, whose CPU time is read from /proc.
   const measured = await openDatabase({ databaseUrl: url, schema, poolSize: 1, wrapDialect: meter.wrap });
   const other = await openDatabase({ databaseUrl: url, schema, poolSize: 2 });
@@ -116,7 +111,7 @@ async function open(meter: StatementMeter): Promise<{ measured: DatabaseHandle; 
     probe: () => sql`SELECT 1`.execute(other.db),
     label: `PostgreSQL (${new URL(url).host})`,
     close: async () => {
-      await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(other.db);
+      await drop(other.db);
       await other.close();
       await measured.close();
     },

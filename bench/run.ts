@@ -15,34 +15,22 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sql } from 'kysely';
-import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
+import type { DatabaseHandle } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { buildApp } from '../src/http/app.js';
+import { benchDatabase } from './scratch-schema.js';
 import { adjacentNote, measure, ratioOf, startBaselines, table, targetSummary, type BaselineName, type Result, type Scenario } from './harness.js';
 import { normaliseGroup, serviceScenarioGroups, type BenchContext } from './scenarios.js';
 
-async function database(): Promise<DatabaseHandle & { label: string }> {
-  const url = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL;
-  if (!url) return { ...(await openDatabase({ inMemory: true })), label: 'PGlite (in memory)' };
-  const schema = `bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query('CREATE EXTENSION IF NOT EXISTS btree_gist');
-  await admin.query(`CREATE SCHEMA "${schema}"`);
-  await admin.end();
-  const h = await openDatabase({ databaseUrl: url, schema, poolSize: 20, preparedStatements: process.env.DATABASE_PREPARED_STATEMENTS !== 'false' });
-  return {
-    ...h,
-    label: `PostgreSQL (${new URL(url).host})`,
-    close: async () => {
-      await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(h.db);
-      await h.close();
-    },
-  };
+/** `BENCH_DATABASE_URL` (or `DATABASE_URL`): a scratch schema there; else an in-memory PGlite. */
+function database(): Promise<DatabaseHandle & { label: string }> {
+  return benchDatabase(process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL, {
+    prefix: 'bench',
+    poolSize: 20,
+    preparedStatements: process.env.DATABASE_PREPARED_STATEMENTS !== 'false',
+  });
 }
 
 async function main(): Promise<void> {

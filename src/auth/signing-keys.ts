@@ -11,6 +11,7 @@ import type { Db } from '../db/database.js';
 import type { Env } from '../db/schema.js';
 import { prefixedId } from '../lib/ids.js';
 import { isSealed, KeyEncryptionError, openJwk, sealJwk, signingKeyAad, type KeyEncryption } from './key-encryption.js';
+import { schemaLockId } from '../db/advisory-locks.js';
 
 export const SIGNING_ALG = 'ES256';
 /** How long a process keeps signing with the key it loaded before looking for a newer one. */
@@ -72,7 +73,7 @@ export class KeyStore {
     if (current) return current;
     // First start: create the key under a lock, so concurrent processes agree on one key.
     return this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}.`} || current_schema()))`.execute(trx);
+      await sql`SELECT pg_advisory_xact_lock(${schemaLockId(`carebook.signing_keys.${this.env}`)})`.execute(trx);
       const again = await this.#loadCurrent(trx);
       return again ?? this.#insertNewKey(trx);
     });
@@ -128,7 +129,7 @@ export class KeyStore {
   async rewrap(): Promise<number> {
     const kek = this.#kek();
     return this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}.`} || current_schema()))`.execute(trx);
+      await sql`SELECT pg_advisory_xact_lock(${schemaLockId(`carebook.signing_keys.${this.env}`)})`.execute(trx);
       const rows = await trx.selectFrom('signing_keys').select(['kid', 'private_jwk']).where('env', '=', this.env).forUpdate().execute();
       for (const row of rows) {
         const jwk = isSealed(row.private_jwk) ? openJwk(row.private_jwk, kek, this.#aad(row.kid)) : (row.private_jwk as JWK);
@@ -157,7 +158,7 @@ export class KeyStore {
    */
   async rotate(): Promise<SigningKey> {
     const key = await this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${`carebook.signing_keys.${this.env}.`} || current_schema()))`.execute(trx);
+      await sql`SELECT pg_advisory_xact_lock(${schemaLockId(`carebook.signing_keys.${this.env}`)})`.execute(trx);
       return this.#insertNewKey(trx);
     });
     this.#signing = Promise.resolve(key);

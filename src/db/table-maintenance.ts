@@ -18,6 +18,7 @@
  */
 import { sql } from 'kysely';
 import type { Db, DatabaseHandle } from './database.js';
+import { schemaLockId } from './advisory-locks.js';
 
 /** autovacuum_analyze_threshold and _scale_factor (PostgreSQL defaults). */
 export const ANALYZE_THRESHOLD = 50;
@@ -70,7 +71,7 @@ export async function tablesNeedingMaintenance(db: Db): Promise<TableMaintenance
  */
 export async function maintainTables(db: Db): Promise<TableMaintenance[]> {
   return db.connection().execute(async (conn) => {
-    const lock = sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(hashtext('carebook.table_maintenance.' || current_schema())) AS locked`;
+    const lock = sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${schemaLockId('carebook.table_maintenance')}) AS locked`;
     if (!(await lock.execute(conn)).rows[0]?.locked) return [];
     try {
       const due = await tablesNeedingMaintenance(conn);
@@ -82,7 +83,7 @@ export async function maintainTables(db: Db): Promise<TableMaintenance[]> {
       }
       return due;
     } finally {
-      await sql`SELECT pg_advisory_unlock(hashtext('carebook.table_maintenance.' || current_schema()))`.execute(conn);
+      await sql`SELECT pg_advisory_unlock(${schemaLockId('carebook.table_maintenance')})`.execute(conn);
     }
   });
 }

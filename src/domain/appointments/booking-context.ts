@@ -14,12 +14,16 @@ import type { Database } from '../../db/schema.js';
 import type { Principal } from '../credentials/principal.js';
 import { DAY_MS } from '../scheduling/local-time.js';
 import {
+  driverJson as json,
   parseWeeklyBlocks,
+  pushedSlotOf,
   timeOffSpanOf,
   weeklyBlocksAggSql,
   type ProviderLocationContext,
   type PushedSlot,
+  type PushedSlotJson,
   type ScheduleData,
+  type TimeOffJson,
 } from '../scheduling/schedule-data.js';
 
 export interface BookingContext {
@@ -69,27 +73,6 @@ interface PlJson {
   accepts_booking_requests_from: string[] | null;
 }
 
-interface TimeOffJson {
-  provider_location_id: string | null;
-  start_date: string;
-  end_date: string;
-  start_local: string | null;
-  end_local: string | null;
-}
-
-interface PushedJson {
-  local_date: string;
-  start_ms: number;
-  allowed: string[] | null;
-  excluded: string[] | null;
-  patient_type: 'new' | 'existing' | null;
-}
-
-/** The JSON a driver hands back: parsed already (pg, PGlite) or text. */
-function json<T>(v: unknown): T | null {
-  if (v === null || v === undefined) return null;
-  return (typeof v === 'string' ? JSON.parse(v) : v) as T;
-}
 
 /**
  * Loads the booking context of `providerLocationId` for `principal` (its environment and directory),
@@ -171,13 +154,7 @@ export async function loadBookingContext(
         acceptsBookingRequestsFrom: p.accepts_booking_requests_from ?? ['in_network', 'out_of_network', 'self_pay'],
       }
     : undefined;
-  const pushed: PushedSlot[] = (json<PushedJson[]>(r.pushed) ?? []).map((s) => ({
-    localDate: s.local_date,
-    startMs: s.start_ms,
-    allowed: s.allowed,
-    excluded: s.excluded,
-    patientType: s.patient_type,
-  }));
+  const pushed: PushedSlot[] = (json<PushedSlotJson[]>(r.pushed) ?? []).map(pushedSlotOf);
   const schedule: ScheduleData = {
     pls: new Map(pl ? [[pl.id, pl]] : []),
     durations: new Map(durations ? [[input.visitReasonId, durations]] : []),

@@ -27,6 +27,7 @@ import { yieldToEventLoop } from '../../lib/time-slice.js';
 import { weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
 import { directoryAvailabilityOfRows, type AvailabilityInputRow } from './directory-availability.js';
 import { writeSummaries } from './summary-store.js';
+import { schemaLockId } from '../../db/advisory-locks.js';
 
 /** Default age (ms) past which a pass recomputes a row: well within the 60 s that listings serve (`MAX_SUMMARY_TTL_MS`). */
 export const REFRESH_OLDER_THAN_MS = 40_000;
@@ -45,18 +46,14 @@ export interface RefreshOptions {
   signal?: AbortSignal;
 }
 
-/**
- * The name of the advisory lock a batch of `env` holds, hashed with `hashtext` together with
- * `current_schema()`: advisory locks are per database, and two deployments (or test runs) may share
- * one database in separate schemas.
- */
+/** The name of the advisory lock a batch of `env` holds (the lock itself is this schema's: `schemaLockId`). */
 export function refreshLockKey(env: Env): string {
   return `carebook.availability_summaries.${env}`;
 }
 
 /** Takes the refresh lock of `env` in this schema for the rest of the transaction, if free (see `refreshLockKey`). */
 export async function tryRefreshLock(trx: Db, env: Env): Promise<boolean> {
-  const lock = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext(${refreshLockKey(env)} || '.' || current_schema())) AS locked`.execute(trx);
+  const lock = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${schemaLockId(refreshLockKey(env))}) AS locked`.execute(trx);
   return lock.rows[0]?.locked === true;
 }
 

@@ -21,6 +21,7 @@ import { secretToken } from '../../lib/ids.js';
 import { insertMember } from '../practices/member-rows.js';
 import { analyzeDirectory } from '../directory/write/analyze.js';
 import { writeDirectory } from '../directory/write/write-directory.js';
+import { schemaLockId } from '../../db/advisory-locks.js';
 
 export interface BootstrapResult {
   created: boolean;
@@ -95,7 +96,7 @@ export async function bootstrapSandbox(
   await mkdir(opts.dataDir, { recursive: true });
   const creds = await db.transaction().execute(async (trx) => {
     // Processes starting together on one database: one creates the demo, the others see it.
-    await sql`SELECT pg_advisory_xact_lock(hashtext('carebook.demo.bootstrap.' || current_schema()))`.execute(trx);
+    await sql`SELECT pg_advisory_xact_lock(${schemaLockId('carebook.demo.bootstrap')})`.execute(trx);
     if (await anySandboxDeveloper(trx)) return undefined;
     const created = await insertDeveloper(trx, {
       env: 'sandbox',

@@ -247,8 +247,37 @@ export async function loadScheduleData(
   return data;
 }
 
+/** A JSON value as a driver hands it back: parsed already (pg, PGlite) or text. */
+export function driverJson<T>(v: unknown): T | null {
+  if (v === null || v === undefined) return null;
+  return (typeof v === 'string' ? JSON.parse(v) : v) as T;
+}
+
+/** A calendar timeslot as the schedule statements build it with `json_build_object`. */
+export interface PushedSlotJson {
+  local_date: string;
+  start_ms: number;
+  allowed: string[] | null;
+  excluded: string[] | null;
+  patient_type: 'new' | 'existing' | null;
+}
+
+/** A `time_off` row as the schedule statements build it with `json_build_object` (local times as `HH24:MI`). */
+export interface TimeOffJson {
+  provider_location_id: string | null;
+  start_date: string;
+  end_date: string;
+  start_local: string | null;
+  end_local: string | null;
+}
+
+/** A calendar timeslot from its JSON. */
+export function pushedSlotOf(s: PushedSlotJson): PushedSlot {
+  return { localDate: s.local_date, startMs: s.start_ms, allowed: s.allowed, excluded: s.excluded, patientType: s.patient_type };
+}
+
 /** The `time_off` row of a provider as a span (local times as minutes). */
-export function timeOffSpanOf(r: { provider_location_id: string | null; start_date: string; end_date: string; start_local: string | null; end_local: string | null }): TimeOffSpan {
+export function timeOffSpanOf(r: TimeOffJson): TimeOffSpan {
   return {
     providerLocationId: r.provider_location_id,
     startDate: String(r.start_date).slice(0, 10),

@@ -10,7 +10,18 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
-import { parseWeeklyBlocks, timeOffSpanOf, weeklyBlocksAggSql, type PushedSlot, type ScheduleData, type SlotSource, type TimeOffSpan } from './schedule-data.js';
+import {
+  driverJson,
+  parseWeeklyBlocks,
+  pushedSlotOf,
+  timeOffSpanOf,
+  weeklyBlocksAggSql,
+  type PushedSlotJson,
+  type ScheduleData,
+  type SlotSource,
+  type TimeOffJson,
+  type TimeOffSpan,
+} from './schedule-data.js';
 
 /** A provider-location as the evaluator needs it: what slots are computed from, and whether it is active. */
 export interface StartSource extends SlotSource {
@@ -39,12 +50,6 @@ interface PlJson {
   visit_reason_ids: string[] | null;
   default_visit_reason_id: string | null;
   blocks: string | null;
-}
-
-/** The JSON a driver hands back: parsed already (pg, PGlite) or text. */
-function json<T>(v: unknown): T | null {
-  if (v === null || v === undefined) return null;
-  return (typeof v === 'string' ? JSON.parse(v) : v) as T;
 }
 
 /**
@@ -100,37 +105,21 @@ export async function loadSchedulesForStarts(db: Kysely<Database>, env: Env, sta
                    AND o.end_date >= (w.start_at AT TIME ZONE 'UTC')::date - 4 AND o.start_date <= (w.start_at AT TIME ZONE 'UTC')::date + 4
                  OFFSET 0) t) s) AS time_off`.execute(db);
   const r = rows[0]!;
-  for (const p of json<PlJson[]>(r.pls) ?? []) {
+  for (const p of driverJson<PlJson[]>(r.pls) ?? []) {
     const visitReasonIds = p.visit_reason_ids?.length ? p.visit_reason_ids : p.default_visit_reason_id ? [p.default_visit_reason_id] : [];
     pls.set(p.id, { id: p.id, providerId: p.provider_id, timeZone: p.time_zone, active: p.active, visitReasonIds });
     data.blocks.set(p.id, parseWeeklyBlocks(p.blocks));
   }
-  for (const d of json<{ id: string; new: number; existing: number }[]>(r.durations) ?? []) data.durations.set(d.id, { new: d.new, existing: d.existing });
-  for (const s of json<(PushedJsonRow & { pl: string })[]>(r.pushed) ?? []) {
+  for (const d of driverJson<{ id: string; new: number; existing: number }[]>(r.durations) ?? []) data.durations.set(d.id, { new: d.new, existing: d.existing });
+  for (const s of driverJson<(PushedSlotJson & { pl: string })[]>(r.pushed) ?? []) {
     let list = data.pushed.get(s.pl);
     if (!list) data.pushed.set(s.pl, (list = []));
-    list.push({ localDate: s.local_date, startMs: s.start_ms, allowed: s.allowed, excluded: s.excluded, patientType: s.patient_type } satisfies PushedSlot);
+    list.push(pushedSlotOf(s));
   }
-  for (const t of json<(TimeOffJsonRow & { provider_id: string })[]>(r.time_off) ?? []) {
+  for (const t of driverJson<(TimeOffJson & { provider_id: string })[]>(r.time_off) ?? []) {
     let list = data.timeOff.get(t.provider_id);
     if (!list) data.timeOff.set(t.provider_id, (list = []));
     list.push(timeOffSpanOf(t) satisfies TimeOffSpan);
   }
   return { pls, data };
-}
-
-interface PushedJsonRow {
-  local_date: string;
-  start_ms: number;
-  allowed: string[] | null;
-  excluded: string[] | null;
-  patient_type: 'new' | 'existing' | null;
-}
-
-interface TimeOffJsonRow {
-  provider_location_id: string | null;
-  start_date: string;
-  end_date: string;
-  start_local: string | null;
-  end_local: string | null;
 }

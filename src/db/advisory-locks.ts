@@ -1,0 +1,12 @@
+/**
+ * Advisory lock ids (docs/architecture.md, "Background jobs"). PostgreSQL's advisory locks belong to
+ * the whole database, while a deployment (or a test file) owns one schema of it; so every lock id is
+ * the hash of its name together with `current_schema()`, and two deployments sharing a database never
+ * hold each other's locks.
+ */
+import { sql, type RawBuilder } from 'kysely';
+
+/** The advisory lock id of `name` in the current schema, for `pg_advisory_*lock(...)`. */
+export function schemaLockId(name: string): RawBuilder<number> {
+  return sql<number>`hashtext(${name} || '.' || current_schema())`;
+}
