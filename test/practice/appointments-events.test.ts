@@ -1,7 +1,7 @@
 /**
  * `GET /practice/v1/events` over a real listening server, read with fetch (docs/decisions/0014-practice-workspace.md,
  * "Live calendar"), with real staff tokens of the workspace client through the real practice guard.
- * The streams poll only every 30 s on PGlite here, so a `/v1` booking seen within 2 s was delivered by
+ * The streams poll only every 30 s on PGlite here, so a `/v1` booking seen within 10 s was delivered by
  * the wake-up of this process's appointment writes, not by a poll. (On PostgreSQL the read's commit
  * horizon can wait on other sessions' transactions, up to 1 s, which a wake-up cannot shorten: the
  * default poll is kept there.)
@@ -66,7 +66,7 @@ describe(`practice live events (${engineName})`, () => {
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
   });
 
-  it('a booking made through /v1 reaches the stream within 2 s; another practice\'s never; resumable with Last-Event-ID', async () => {
+  it('a booking made through /v1 reaches the stream at once (pushed, not polled); another practice\'s never; resumable with Last-Event-ID', async () => {
     const res = await open(staffA.token);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -75,8 +75,11 @@ describe(`practice live events (${engineName})`, () => {
     const other = await bookAt(e, PL_B, 5, 1);
     const t0 = Date.now();
     const mine = await bookAt(e, PL.manual, 5, 1);
-    const got = await collect(res, (m) => m.some((x) => x.data.appointment_id === mine.id), 2_000 + (Date.now() - t0));
-    expect(Date.now() - t0).toBeLessThan(2_000);
+    // On PGlite the stream polls every 30 s: an event that arrives well before the first poll was
+    // pushed by the wake-up (the property; no latency is asserted, this host's CPU is unsteady).
+    const got = await collect(res, (m) => m.some((x) => x.data.appointment_id === mine.id), engineName === 'pglite' ? POLL_MS / 3 : 10_000);
+    expect(got.map((x) => x.data.appointment_id)).toContain(mine.id);
+    if (engineName === 'pglite') expect(Date.now() - t0).toBeLessThan(POLL_MS / 3);
     const first = got.find((x) => x.data.appointment_id === mine.id)!;
     expect(first).toMatchObject({ event: 'created', data: { appointment_id: mine.id, update_type: 'created', changed_attributes: [] } });
     expect(Object.keys(first.data).sort()).toEqual(['appointment_id', 'changed_attributes', 'occurred_at', 'update_type']);
