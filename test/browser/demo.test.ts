@@ -130,7 +130,8 @@ describe('booking demo in Chromium', () => {
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${base}/demo`);
     await page.getByRole('heading', { name: 'Find a provider' }).waitFor();
-    expect(await page.getByText('No appointments yet.').isVisible()).toBe(true);
+    // The list loads after the page: wait for it (isVisible() does not wait).
+    await page.getByText('No appointments yet.').waitFor();
 
     await chooseFirstTime(page);
     // "Back" hides the form and returns focus to the chosen time; Enter there opens the form again.
