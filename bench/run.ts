@@ -1,42 +1,91 @@
 /**
- * `npm run bench`: runs every benchmark of the project and prints one table of throughput, p50/p99,
- * the ratio to the baselines measured in the same run and PASS/FAIL against each scenario's target;
- * writes it to bench/results.md, keeping the sections benchmarks run on their own wrote there
- * (bench/evaluator.ts).
+ * `npm run bench`: runs every benchmark of the project on both engines and prints, per engine, one
+ * table of throughput, p50/p99, the ratio to the baselines measured in the same run and PASS/FAIL
+ * against each scenario's target; writes each engine's section of bench/results.md, keeping the
+ * other engine's section and the sections benchmarks run on their own wrote there
+ * (bench/evaluator.ts and others).
  *
- * Database, as the service picks it: `BENCH_DATABASE_URL`, else `DATABASE_URL` (PostgreSQL; a fresh
- * schema is created and dropped), else embedded PGlite in memory. `BENCH_SECONDS` (default 5) per
- * scenario, `BENCH_CONNECTIONS` (default 10), `BENCH_ONLY` (a regular expression over scenario
- * names; groups it cannot match are not prepared, and results.md is left alone).
+ * Engines: without `--engine` the run starts itself once per engine, one after the other, each in
+ * its own process: the embedded PGlite (a fresh data directory on disk, as `npm start` keeps it;
+ * `BENCH_PGLITE=memory` for an in-memory one), then PostgreSQL at `BENCH_DATABASE_URL`, else
+ * `DATABASE_URL`, else `postgres://postgres@127.0.0.1:5432/test` (a fresh schema is created and
+ * dropped; skipped with a note when the server does not answer). `BENCH_ENGINE=pglite|postgres`
+ * runs one of them.
+ *
+ * `BENCH_SECONDS` (default 5) per scenario; `BENCH_CONNECTIONS` (default `10,32`): the connection
+ * counts every scenario without a fixed count runs at, its baselines measured at each;
+ * `BENCH_ONLY` (a regular expression over scenario names; groups it cannot match are not prepared,
+ * and results.md is left alone).
  *
  * Scenario groups (bench/scenarios.ts) run in order, each prepared and measured before the next
  * prepares. Every measurement, baselines included, runs autocannon in a worker thread.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import type { DatabaseHandle } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { buildApp } from '../src/http/app.js';
 import { benchDatabase } from './scratch-schema.js';
-import { adjacentNote, measure, ratioOf, startBaselines, table, targetSummary, type BaselineName, type Result, type Scenario } from './harness.js';
+import { adjacentNote, baselineKey, measure, ratioOf, startBaselines, table, targetSummary, type BaselineName, type Baselines, type Result, type Scenario } from './harness.js';
+import { mergeResults, type EngineName } from './results-file.js';
 import { normaliseGroup, serviceScenarioGroups, type BenchContext } from './scenarios.js';
 
-/** `BENCH_DATABASE_URL` (or `DATABASE_URL`): a scratch schema there; else an in-memory PGlite. */
-function database(): Promise<DatabaseHandle & { label: string }> {
-  return benchDatabase(process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL, {
+const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+const RESULTS = join(import.meta.dirname, 'results.md');
+
+function postgresUrl(): string {
+  return process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_POSTGRES;
+}
+
+/** The engine's database: a scratch schema on PostgreSQL, or a PGlite on disk (or in memory). */
+function database(engine: EngineName): Promise<DatabaseHandle & { label: string }> {
+  return benchDatabase(engine === 'postgres' ? postgresUrl() : undefined, {
     prefix: 'bench',
-    poolSize: 20,
+    poolSize: 40,
     preparedStatements: process.env.DATABASE_PREPARED_STATEMENTS !== 'false',
+    ...(process.env.BENCH_PGLITE === 'memory' ? {} : { pgliteDir: tmpdir() }),
   });
 }
 
-async function main(): Promise<void> {
-  const opts = { seconds: Number(process.env.BENCH_SECONDS ?? 5), connections: Number(process.env.BENCH_CONNECTIONS ?? 10) };
+/** Whether PostgreSQL answers at `url` (the run skips it with a note otherwise). */
+async function postgresAnswers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Without `--engine`: one child process per engine, one after the other. */
+function runBothEngines(): void {
+  const engines = (process.env.BENCH_ENGINE ? [process.env.BENCH_ENGINE] : ['pglite', 'postgres']) as EngineName[];
+  for (const engine of engines) {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'run.ts'), `--engine=${engine}`], { stdio: 'inherit', env: process.env });
+    if (child.status !== 0) process.exitCode = child.status ?? 1;
+  }
+}
+
+async function runEngine(engine: EngineName): Promise<void> {
+  const say = (s: string) => process.stdout.write(`${s}\n`);
+  if (engine === 'postgres' && !(await postgresAnswers(postgresUrl()))) {
+    say(`PostgreSQL at ${new URL(postgresUrl()).host} does not answer: its benchmarks are skipped (bench/results.md keeps its previous section).`);
+    return;
+  }
+  const counts = (process.env.BENCH_CONNECTIONS ?? '10,32').split(',').map(Number).filter((n) => n > 0);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
-  const h = await database();
+  const h = await database(engine);
   await migrateToLatest(h.db);
   const port = 23000 + (process.pid % 1000);
   // The per-credential rate limit would cap every scenario at 20 req/s: benchmarks measure the service, not the limiter.
@@ -52,22 +101,26 @@ async function main(): Promise<void> {
   });
   const token = ((await tokenRes.json()) as { access_token: string }).access_token;
   const baselines = await startBaselines(h.db, port + 1);
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 
-  const say = (s: string) => process.stdout.write(`${s}\n`);
-  say(`Carebook benchmarks on ${h.label}, ${opts.seconds}s per scenario, ${opts.connections} connections; load generator in a worker thread`);
+  say(`Carebook benchmarks on ${h.label}, ${seconds}s per scenario, ${counts.join(' and ')} connections; load generator in a worker thread; load average ${load()}`);
   say(`  select baseline plan: ${baselines.selectPlan}`);
-  const base: Record<BaselineName, Result> = {} as Record<BaselineName, Result>;
-  for (const name of ['bare', 'select', 'insert'] as const) {
-    const r = await measure(`baseline: ${name}`, baselines.urls[name], { method: name === 'insert' ? 'POST' : 'GET' }, opts);
-    base[name] = { ...r, baseline: '-' };
-    say(`  ${r.name}: ${r.requestsPerSec} req/s`);
+  const base: Baselines = new Map();
+  const results: Result[] = [];
+  const baselineAt = async (name: BaselineName, connections: number, label = `baseline: ${name}`): Promise<Result> => ({
+    ...(await measure(label, baselines.urls[name], { method: name === 'insert' ? 'POST' : 'GET' }, { seconds, connections })),
+    baseline: '-',
+  });
+  for (const connections of counts) {
+    for (const name of ['bare', 'select', 'insert'] as const) {
+      const r = await baselineAt(name, connections);
+      base.set(baselineKey(name, connections), r);
+      results.push(r);
+      say(`  ${r.name} @ ${connections}: ${r.requestsPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms`);
+    }
   }
 
-  const baselineNow = async (name: BaselineName): Promise<number> =>
-    (await measure(`baseline: ${name} (adjacent)`, baselines.urls[name], { method: name === 'insert' ? 'POST' : 'GET' }, opts)).requestsPerSec;
-
-  const ctx: BenchContext = { baseUrl, token, db: h.db, config, creds, engine: h.engine };
-  const results: Result[] = [base.bare, base.select, base.insert];
+  const ctx: BenchContext = { baseUrl, token, db: h.db, config, creds, engine, counts };
   // Extra lines from the groups (e.g. the directory's import times and 5k → 50k scaling), by group.
   const groupLines: string[] = [];
   for (const group of serviceScenarioGroups(ctx, only)) {
@@ -76,54 +129,47 @@ async function main(): Promise<void> {
     const measured: Result[] = [];
     for (const s of scenarios) {
       if (only && !only.test(s.name)) continue;
-      // A ratio target is judged against its baseline measured right before and right after it.
-      const adjacent = s.target && 'minRatio' in s.target ? () => baselineNow(s.baseline) : undefined;
-      const before = adjacent ? await adjacent() : undefined;
-      const r: Result = { ...(await measure(s.name, s.url ?? `${baseUrl}${s.path}`, s, opts)), baseline: s.baseline };
-      if (adjacent) r.adjacentBaseline = { before: before!, after: await adjacent() };
-      measured.push(r);
-      say(`  ${r.name}: ${r.requestsPerSec} req/s, p50 ${r.p50} ms (${ratioOf(r, base).toFixed(3)} × ${s.baseline}${r.adjacentBaseline ? `; ${adjacentNote(r, base)}` : ''})${r.non2xx ? `, non-2xx ${r.failures}` : ''}`);
+      await s.before?.();
+      for (const connections of s.connections ? [s.connections] : counts) {
+        const target = typeof s.target === 'function' ? s.target(connections) : s.target;
+        const name = s.connections ? s.name : `${s.name} @ ${connections}`;
+        // A ratio target is judged against its baseline measured right before and right after it.
+        const adjacent = target?.minRatio !== undefined ? async () => (await baselineAt(s.baseline, connections, `baseline: ${s.baseline} (adjacent)`)).requestsPerSec : undefined;
+        const before = adjacent ? await adjacent() : undefined;
+        const r: Result = { ...(await measure(name, s.url ?? `${baseUrl}${s.path}`, { ...s, connections }, { seconds, connections })), baseline: s.baseline, ...(target ? { target } : {}) };
+        if (adjacent) r.adjacentBaseline = { before: before!, after: await adjacent() };
+        measured.push(r);
+        const ratio = ratioOf(r, base);
+        say(`  ${r.name}: ${r.requestsPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${ratio === undefined ? 'no baseline at this count' : `${ratio.toFixed(3)} × ${s.baseline}`}${r.adjacentBaseline ? `; ${adjacentNote(r, base)}` : ''})${r.non2xx ? `, non-2xx ${r.failures}` : ''}`);
+      }
     }
     results.push(...measured);
     const extra = lines(measured);
     if (extra.length) {
       for (const l of extra) say(`  [${group.name}] ${l}`);
-      groupLines.push(`\n## ${group.name}\n`, ...extra.map((l) => (l.startsWith('-') || l.startsWith('|') ? l : `- ${l}`)));
+      groupLines.push(`\n### ${group.name}\n`, ...extra.map((l) => (l.startsWith('-') || l.startsWith('|') ? l : `- ${l}`)));
     }
   }
 
   const targets = targetSummary(results, base);
-  const out = [
-    '# Benchmark results',
-    '',
-    `${new Date().toISOString()} · ${h.label} · Node ${process.version} · ${opts.seconds}s × ${opts.connections} connections per scenario (fewer where a scenario says so) · autocannon in a worker thread for every row`,
+  const section = [
+    `${new Date().toISOString()} · ${h.label} · Node ${process.version} · ${seconds}s per row at ${counts.join(' and ')} connections (rows with a fixed count say so) · load average at the end ${load()}`,
     '',
     `Select baseline: \`${baselines.selectPlan}\` (100,000 rows).`,
     '',
-    'Ratios are to the baselines at the top of the table, except for rows with a ratio target: those are to the mean of their baseline measured right before and right after them (shown in the row), since the machine\'s speed drifts over a run.',
-    '',
     table(results, base),
-    ...(targets.length ? ['', '## Targets', '', ...targets] : []),
+    ...(targets.length ? ['', '### Targets', '', ...targets] : []),
     ...groupLines,
-    '',
   ].join('\n');
-  say(`\n${out}`);
+  say(`\n${section}`);
   // A partial run (BENCH_ONLY) prints its table but leaves the full results in place.
-  if (!only) await writeFile(join(import.meta.dirname, 'results.md'), out + (await standaloneSections()));
+  if (!only) await writeFile(RESULTS, mergeResults(await readFile(RESULTS, 'utf8').catch(() => ''), engine, section));
   await baselines.close();
   await app.close();
   await h.close();
 }
 
-/**
- * The sections of bench/results.md that benchmarks run on their own wrote (their first line says
- * "_Written by `node --import tsx bench/…`", e.g. bench/evaluator.ts): kept when the file is rewritten.
- */
-async function standaloneSections(): Promise<string> {
-  const old = await readFile(join(import.meta.dirname, 'results.md'), 'utf8').catch(() => '');
-  const kept = old.split(/^(?=## )/m).filter((section) => /^## .*\n+_Written by `node --import tsx bench\//.test(section));
-  return kept.length ? `\n${kept.join('').trimEnd()}\n` : '';
-}
-
 export type { Scenario };
-await main();
+const engineArg = process.argv.find((a) => a.startsWith('--engine='))?.slice('--engine='.length) as EngineName | undefined;
+if (engineArg) await runEngine(engineArg);
+else runBothEngines();

@@ -25,6 +25,8 @@ export interface BenchContext {
   config: Config;
   creds: NewDeveloper;
   engine: 'pglite' | 'postgres';
+  /** The run's connection counts (`BENCH_CONNECTIONS`). */
+  counts: number[];
 }
 
 /** What a group's preparation returns (see the module comment). */
@@ -61,7 +63,7 @@ export function serviceScenarioGroups(ctx: BenchContext, only?: RegExp): Scenari
       // Before the directory group: measured on its own ~10,000 provider-location directory.
       name: 'scheduling',
       wanted: may('availability', 'POST /v1/appointments', 'GET /v1/appointments/{id}'),
-      prepare: () => schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db }),
+      prepare: () => schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db, engine: ctx.engine, counts: ctx.counts }),
     },
     {
       name: 'directory',

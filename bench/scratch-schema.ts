@@ -4,6 +4,8 @@
  * other's rows. Without a URL the benches use an in-memory PGlite instead.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Db, type DatabaseHandle } from '../src/db/database.js';
@@ -23,13 +25,19 @@ export async function createScratchSchema(url: string, prefix: string): Promise<
 }
 
 /**
- * The benchmark's database: an in-memory PGlite without `url`, else a scratch schema on `url` whose
+ * The benchmark's database: without `url` a PGlite, in a fresh data directory under `pgliteDir`
+ * (removed by `close()`) or else in memory; with `url` a scratch schema on `url` whose
  * `close()` drops it. `label` names it in the results.
  */
 export async function benchDatabase(
   url: string | undefined,
-  opts: { prefix: string; poolSize: number; preparedStatements?: boolean },
+  opts: { prefix: string; poolSize: number; preparedStatements?: boolean; pgliteDir?: string },
 ): Promise<DatabaseHandle & { label: string }> {
+  if (!url && opts.pgliteDir) {
+    const dir = await mkdtemp(join(opts.pgliteDir, `${opts.prefix}-`));
+    const h = await openDatabase({ dataDir: dir });
+    return { ...h, label: 'PGlite (data directory on disk)', close: async () => { await h.close(); await rm(dir, { recursive: true, force: true }); } };
+  }
   if (!url) return { ...(await openDatabase({ inMemory: true })), label: 'PGlite (in memory)' };
   const scratch = await createScratchSchema(url, opts.prefix);
   const h = await openDatabase({ databaseUrl: url, schema: scratch.schema, poolSize: opts.poolSize, ...(opts.preparedStatements !== undefined ? { preparedStatements: opts.preparedStatements } : {}) });
