@@ -62,6 +62,8 @@ describe(`Practice API visit reasons (${engineName})`, () => {
     const d = nyDate(12);
     const before = await slots(e, PL.hnl, { start: d, end: d });
     expect(hhmm(before).slice(0, 3)).toEqual(['00:00', '00:30', '01:00']);
+    // A booking that day first, so the booking context of this provider-location and day is kept warm.
+    expect((await book(e, PL.hnl, at(before, '08:00'))).statusCode).toBe(200);
     const res = await call('PUT', reasons(PL.hnl), staffA, { visit_reasons: [{ visit_reason_id: 'pc_t30', duration_minutes: { new: 60 } }] });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ saved: true, stranded: [] });
