@@ -195,9 +195,10 @@ export async function removeTimeOff(
     entry: { action: 'schedule:time_off_removed' as const, providerId: row.provider_id, providerLocationId: row.provider_location_id, requestId: opts.requestId },
     subjectOf: () => id,
   };
-  const { result } = await scheduleChange(db, { env: caller.env, providerId: row.provider_id, pls, allowStranded: true, ...opts, audit }, async (trx) =>
-    (await trx.deleteFrom('time_off').where('env', '=', caller.env).where('practice_id', '=', caller.practiceId).where('id', '=', id).executeTakeFirst()).numDeletedRows,
-  );
-  if (result === 0n) throw notFound(`time off ${id} not found`, 'time_off_id');
+  // Removed by someone else meanwhile: not found, and the transaction (with its audit row) rolls back.
+  await scheduleChange(db, { env: caller.env, providerId: row.provider_id, pls, allowStranded: true, ...opts, audit }, async (trx) => {
+    const gone = await trx.deleteFrom('time_off').where('env', '=', caller.env).where('practice_id', '=', caller.practiceId).where('id', '=', id).executeTakeFirst();
+    if (gone.numDeletedRows === 0n) throw notFound(`time off ${id} not found`, 'time_off_id');
+  });
   return { provider_id: row.provider_id, provider_location_id: row.provider_location_id };
 }
