@@ -25,6 +25,7 @@ import * as m0019 from './migrations/0019_delivery_response_excerpt.js';
 import * as m0020 from './migrations/0020_production_decisions.js';
 import * as m0021 from './migrations/0021_directory_reads.js';
 import * as m0022 from './migrations/0022_attachment_files.js';
+import * as m0023 from './migrations/0023_practice_visit_reasons.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_production_decisions': m0020,
   '0021_directory_reads': m0021,
   '0022_attachment_files': m0022,
+  '0023_practice_visit_reasons': m0023,
 };
 
 class StaticProvider implements MigrationProvider {

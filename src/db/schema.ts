@@ -424,6 +424,37 @@ export interface TimeOffTable {
   created_at: Timestamp;
 }
 
+/**
+ * A practice's override of one visit reason at one provider-location (migration 0023;
+ * docs/decisions/0019-practice-visit-reasons.md): offered there or not, and durations per patient
+ * type (null: the directory's).
+ */
+export interface ProviderLocationVisitReasonsTable {
+  env: Env;
+  provider_location_id: string;
+  visit_reason_id: string;
+  offered: Generated<boolean>;
+  duration_new_minutes: number | null;
+  duration_existing_minutes: number | null;
+  updated_by_user_id: string | null;
+  updated_at: Generated<Timestamp>;
+}
+
+/** Who changed which schedule of a practice (migration 0023): ids only. */
+export interface PracticeAuditLogTable {
+  id: Generated<string>;
+  env: Env;
+  practice_id: string;
+  actor_kind: 'staff' | 'operator';
+  actor_user_id: string | null;
+  action: string;
+  provider_id: string | null;
+  provider_location_id: string | null;
+  subject_id: string | null;
+  request_id: string | null;
+  at: Generated<Timestamp>;
+}
+
 export interface CalendarTimeslotsTable {
   id: string;
   env: Env;
@@ -678,6 +709,8 @@ export interface Database {
   weekly_schedules: WeeklySchedulesTable;
   calendar_timeslots: CalendarTimeslotsTable;
   time_off: TimeOffTable;
+  provider_location_visit_reasons: ProviderLocationVisitReasonsTable;
+  practice_audit_log: PracticeAuditLogTable;
   patients: PatientsTable;
   appointments: AppointmentsTable;
   appointment_holds: AppointmentHoldsTable;

@@ -4,3 +4,6 @@
  * and its summaries are computed for each. The one definition in the domain.
  */
 export type PatientType = 'new' | 'existing';
+
+/** Every patient type, in the order the API lists them. */
+export const PATIENT_TYPES: readonly PatientType[] = ['new', 'existing'];

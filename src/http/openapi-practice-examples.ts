@@ -27,6 +27,10 @@ export function practiceExamples(ids: { providerId: string; locationId: string; 
     created_by_user_id: 'us_7c41e9b2',
     created_at: '2026-11-30T15:02:11.000Z',
   };
+  const visitReason: Json = {
+    visit_reason_id: ids.visitReasonId, name: 'Psychiatry consultation', offered: true,
+    duration_minutes: { new: 90, existing: 30 }, directory_duration_minutes: { new: 60, existing: 30 }, overridden: true,
+  };
   const schedule: Json = {
     provider_location_id: plId,
     provider_id: ids.providerId,
@@ -40,9 +44,9 @@ export function practiceExamples(ids: { providerId: string; locationId: string; 
     accepts_booking_requests_from: ['in_network', 'self_pay'],
     insurance_managed_at_practice: false,
     insurance_plan_ids: ['ip_bcbs_ppo'],
-    visit_reasons: [{ visit_reason_id: ids.visitReasonId, name: 'Psychiatry consultation', duration_minutes: { new: 60, existing: 30 } }],
+    visit_reasons: [visitReason],
   };
-  const stranded: Json[] = [{ appointment_id: ids.appointmentId, provider_location_id: plId, start_time: '2026-12-24T14:00:00-06:00', status: 'confirmed' }];
+  const stranded: Json[] = [{ appointment_id: ids.appointmentId, provider_location_id: plId, start_time: '2026-12-24T14:00:00-06:00', status: 'confirmed', reason: 'outside_open_time' }];
   const plPath = '/practice/v1/provider_locations/{provider_location_id}';
   return {
     [`GET ${plPath}/schedule`]: { response: { request_id: 'req_3f9a1c', data: schedule } },
@@ -53,6 +57,15 @@ export function practiceExamples(ids: { providerId: string; locationId: string; 
     [`PATCH ${plPath}/settings`]: {
       request: { confirmation_type: 'manual', accepts_booking_requests_from: ['in_network', 'self_pay'] },
       response: { request_id: 'req_3f9a1c', data: schedule },
+    },
+    [`GET ${plPath}/visit_reasons`]: { response: { request_id: 'req_3f9a1c', data: [visitReason] } },
+    [`PUT ${plPath}/visit_reasons`]: {
+      request: { visit_reasons: [{ visit_reason_id: ids.visitReasonId, duration_minutes: { new: 90 } }], dry_run: true },
+      response: {
+        request_id: 'req_3f9a1c', saved: false,
+        stranded: [{ appointment_id: ids.appointmentId, provider_location_id: plId, start_time: '2026-12-24T14:00:00-06:00', status: 'confirmed', reason: 'overlaps_next_booking' }],
+        data: [visitReason],
+      },
     },
     'GET /practice/v1/time_off': { response: { request_id: 'req_3f9a1c', data: [timeOff] } },
     'POST /practice/v1/time_off': {

@@ -30,6 +30,14 @@ export const PRACTICE_OPERATIONS: Record<string, { operationId: string; descript
     operationId: 'replacePracticeWeeklyHours',
     description: 'Replaces all weekly blocks of a provider-location of the caller\'s practice (an empty list closes it every week); each block is checked by the rules of a directory import, every bad field named in one 400. A change that would leave live appointments outside open time is refused with 409 listing each (`stranded[i]`) unless `allow_stranded` is true; `dry_run: true` answers that list and saves nothing. A later directory import of the provider-location replaces these hours again. Needs `practice.write`.',
   },
+  'GET /practice/v1/provider_locations/{provider_location_id}/visit_reasons': {
+    operationId: 'listPracticeVisitReasons',
+    description: 'The visit reasons the provider accepts (set by the directory) at a provider-location of the caller\'s practice: whether the practice offers each there, the effective duration per patient type (the practice\'s where it set one, else the directory\'s: what `/v1` availability and booking use) and the directory\'s. Needs `practice.read`.',
+  },
+  'PUT /practice/v1/provider_locations/{provider_location_id}/visit_reasons': {
+    operationId: 'setPracticeVisitReasons',
+    description: 'Replaces the practice\'s overrides of the visit reasons at a provider-location of the caller\'s practice: per reason the provider accepts, whether it is offered there and its duration for new and existing patients (left out: the directory\'s). A reason left out goes back to the directory\'s values; a directory re-import keeps the overrides except of reasons the provider no longer accepts. `/v1` availability and booking use the new durations at once; booked appointments keep their times. A longer duration that would run a live appointment past open time or into the provider\'s next booking, or a reason no longer offered, refuses the change with 409 listing each (`stranded[i]`) unless `allow_stranded` is true; `dry_run: true` answers that list (with each one\'s `reason`) and saves nothing. Reasons the provider does not accept, or listed twice, are named in one 400. Saved changes are audited with the staff member as actor. Needs `practice.write`.',
+  },
   'PATCH /practice/v1/provider_locations/{provider_location_id}/settings': {
     operationId: 'updatePracticeSettings',
     description: 'Changes the booking settings of a provider-location of the caller\'s practice: confirmation type, required booking fields, accepted kinds of booking request and insurance plans; fields left out stay as they are. Unknown plans are named one by one (400); a practice that keeps its plan list at practice level answers 409 for plans. The next booking sees the change. Answers the schedule. Needs `practice.write`.',

@@ -4,7 +4,7 @@
  * a practice's day end to end: a staff member signs in on the real sign-in page (no consent page), a
  * developer's `/v1` booking shows in the calendar without a reload, staff confirm it and the
  * developer's own webhook receiver gets the signed event, then decline, cancel with a provider reason,
- * move, arrived and no-show, and weekly hours and time off changed in the Schedule view, each checked
+ * move, arrived and no-show, and weekly hours, time off and a visit reason's length changed in the Schedule view, each checked
  * in `/v1` availability at once. Screenshots (calendar day and week at 1280 and 390 px, the panel, the
  * schedule) go to `SHOTS_DIR` (practice-helpers.ts).
  */
@@ -27,6 +27,7 @@ import { developer, launch, localDay, shot, showCalendar, sideways, operatorConf
 
 const NY = 'America/New_York';
 const PHX = 'America/Phoenix';
+const HNL = 'Pacific/Honolulu';
 
 describe('practice workspace in Chromium', () => {
   let e: SchedulingEnv;
@@ -336,6 +337,47 @@ describe('practice workspace in Chromium', () => {
     await page.getByRole('button', { name: /^Remove time off / }).click();
     await said('Time off removed.');
     expect((await dev.starts(PL.phx, day)).length).toBeGreaterThan(0);
+    expect(errors, errors.join('\n')).toEqual([]);
+  });
+
+  it('a visit reason made longer in the Schedule view: the booking it would push into the next is listed first; /v1 availability follows at once', async () => {
+    const day = localDay(HNL, 6);
+    const before = await dev.starts(PL.hnl, day);
+    const nine = before.find((s) => s.startsWith(`${day}T09:00`))!;
+    const nineThirty = before.find((s) => s.startsWith(`${day}T09:30`))!;
+    expect(before.some((s) => s.startsWith(`${day}T08:30`))).toBe(true);
+    await dev.book(PL.hnl, nine, { first_name: 'Grace', last_name: 'Hopper' });
+    await dev.book(PL.hnl, nineThirty, { first_name: 'Edsger', last_name: 'Dijkstra' });
+
+    await page.getByRole('link', { name: 'Schedule' }).click();
+    await page.locator('#sch-pl').selectOption(PL.hnl);
+    const thirty = page.getByRole('group', { name: 'Thirty' });
+    const newPatients = thirty.getByLabel('New patients (minutes)');
+    await newPatients.waitFor();
+    expect(await newPatients.inputValue()).toBe('30');
+    expect(await thirty.getByLabel('Offered at this location').isChecked()).toBe(true);
+    // By keyboard: type the new length, Enter submits the form.
+    await newPatients.fill('');
+    await newPatients.pressSequentially('60');
+    await newPatients.press('Enter');
+    await page.locator('#stranded:not([hidden])').waitFor();
+    expect(await page.locator('#stranded-list li').count()).toBe(1);
+    expect(await page.locator('#stranded-list').textContent()).toMatch(/9:00.*next booking/);
+    await page.screenshot({ path: shot('schedule-visit-reasons-stranded-1280'), fullPage: true });
+    await page.getByRole('button', { name: 'Save anyway' }).click();
+    await said('Visit reasons saved.');
+    await thirty.getByText('changed by your practice').waitFor();
+
+    const after = await dev.starts(PL.hnl, day);
+    expect(after.some((s) => s.startsWith(`${day}T08:00`))).toBe(true);
+    expect(after.some((s) => s.startsWith(`${day}T08:30`))).toBe(false);
+    expect(after.some((s) => s.startsWith(`${day}T10:30`))).toBe(false);
+    expect(after.some((s) => s.startsWith(`${day}T11:00`))).toBe(true);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await sideways(page), 'visit reasons at 390').toBeLessThanOrEqual(0);
+    await page.locator('#reasons').screenshot({ path: shot('schedule-visit-reasons-390') });
+    await page.setViewportSize({ width: 1280, height: 900 });
     expect(errors, errors.join('\n')).toEqual([]);
   });
 });

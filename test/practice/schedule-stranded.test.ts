@@ -44,7 +44,7 @@ describe(`practice schedules: stranded bookings and races (${engineName})`, () =
 
     const dry = await addTimeOff(e.t.db, staff(), input, { dryRun: true });
     expect(dry.saved).toBe(false);
-    expect(dry.stranded).toEqual([{ appointment_id: id, provider_location_id: PL.ny, start_time: ten, status: 'pending_booking' }]);
+    expect(dry.stranded).toEqual([{ appointment_id: id, provider_location_id: PL.ny, start_time: ten, status: 'pending_booking', reason: 'outside_open_time' }]);
     expect(await timeOffOn('pr_ny', d)).toBe(0);
 
     const refused = await addTimeOff(e.t.db, staff(), input).catch((x: unknown) => x);

@@ -124,8 +124,8 @@ describe(`practice schedules: time off and weekly hours (${engineName})`, () => 
     const before = await getSchedule(e.t.db, staff(), PL.ny);
     expect(before).toMatchObject({ provider_id: 'pr_ny', time_zone: 'America/New_York', confirmation_type: 'auto', insurance_plan_ids: ['ip_t'] });
     expect(before.visit_reasons).toEqual([
-      { visit_reason_id: 'pc_t30', name: 'Thirty', duration_minutes: { new: 30, existing: 20 } },
-      { visit_reason_id: 'pc_t60', name: 'Sixty', duration_minutes: { new: 60, existing: 40 } },
+      { visit_reason_id: 'pc_t30', name: 'Thirty', offered: true, duration_minutes: { new: 30, existing: 20 }, directory_duration_minutes: { new: 30, existing: 20 }, overridden: false },
+      { visit_reason_id: 'pc_t60', name: 'Sixty', offered: true, duration_minutes: { new: 60, existing: 40 }, directory_duration_minutes: { new: 60, existing: 40 }, overridden: false },
     ]);
     expect(before.time_off.map((t) => t.provider_location_id)).toEqual([PL.ny]); // its own; not lo_ny_b's
     await updateProviderLocationSettings(e.t.db, staff(), PL.ny2, { confirmation_type: 'manual', required_fields: ['patient.insurance'], insurance_plan_ids: ['ip_u'] });

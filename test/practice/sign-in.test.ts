@@ -9,7 +9,7 @@ import { workspaceClientId, workspaceRedirectUri } from '../../src/domain/practi
 import { createUser } from '../../src/domain/users/create-user.js';
 import { type SchedulingEnv } from '../appointments/fixtures.js';
 import { authPath, authorizeWithForms, bearer } from '../helpers/auth.js';
-import { PRACTICE_A, openWorkspaceSignIn, postSignIn, practiceEnv, practiceMember, workspaceToken } from '../helpers/practice.js';
+import { PRACTICE_A, openWorkspaceSignIn, postSignIn, practiceEnv, practiceMember } from '../helpers/practice.js';
 
 let e: SchedulingEnv;
 beforeAll(async () => {
@@ -114,12 +114,21 @@ describe('the practice workspace client', () => {
     expect(res.headers['set-cookie'] ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/^cb_session=[^;]/)]));
   });
 
-  it('a removed member can still type the password but gets no working token', async () => {
+  it('a removed member is refused at sign-in with a clear message (403), no session and no code', async () => {
     const admin = await practiceMember(e.t, { practiceId: PRACTICE_A, role: 'practice_admin' });
     const staff = await practiceMember(e.t, { practiceId: PRACTICE_A, role: 'practice_staff' });
     const del = await e.t.app.inject({ method: 'DELETE', url: `/practice/v1/staff/${staff.userId}`, headers: bearer(admin.token) });
     expect(del.statusCode).toBe(200);
-    const token = await workspaceToken(e.t, { email: staff.email, password: staff.password });
-    expect((await e.t.app.inject({ url: '/practice/v1/me', headers: bearer(token) })).statusCode).toBe(401);
+    const codesOf = async () => (await e.t.db.selectFrom('authorization_codes').select('code_hash').where('user_id', '=', staff.userId).execute()).length;
+    const codesBefore = await codesOf(); // the one practiceMember signed in with
+    const opened = await openWorkspaceSignIn(e.t);
+    const res = await postSignIn(e.t, opened, { email: staff.email, password: staff.password });
+    expect(res.statusCode).toBe(403);
+    expect(res.headers.location).toBeUndefined();
+    expect(res.body).toContain('no longer a member of a practice');
+    expect(res.headers['set-cookie'] ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/^cb_session=[^;]/)]));
+    expect(await codesOf()).toBe(codesBefore);
+    // A wrong password is still only "incorrect": membership is told only to whoever knows the password.
+    expect((await postSignIn(e.t, opened, { email: staff.email, password: 'wrong-password' })).statusCode).toBe(401);
   });
 });

@@ -33,6 +33,8 @@ export type SignInOutcome =
   | { kind: 'refused'; email: string }
   /** The right password, but an account that may not sign in through this client (first-party.ts). */
   | { kind: 'wrong-account'; email: string }
+  /** The right password of a practice staff login whose membership was removed (docs/decisions/0014-practice-workspace.md, "Accounts and sign-in as built"). */
+  | { kind: 'not-a-member'; email: string }
   | { kind: 'signed-in'; sessionId: string; userId: string };
 
 /**
@@ -73,6 +75,12 @@ export function createSignIn(deps: { db: Db; limits: LoginLimits }): (input: Sig
     await refund(db, addressBucket);
     // Told only after the password proved who is asking; no session is started for the wrong client.
     if (!accountMayUseClient(env, input.clientId, user.role)) return { kind: 'wrong-account', email };
+    // A removed member's login stays (audit rows name it) but opens nothing: the Practice API would
+    // refuse its token, so the sign-in says so instead of handing the workspace a token that fails.
+    if (user.role === 'staff') {
+      const member = await db.selectFrom('practice_members').select('user_id').where('env', '=', env).where('user_id', '=', user.id).executeTakeFirst();
+      if (!member) return { kind: 'not-a-member', email };
+    }
     return { kind: 'signed-in', userId: user.id, sessionId: await startLoginSession(db, env, user.id, input.anonymousSubject) };
   };
 }

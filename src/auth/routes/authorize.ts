@@ -184,6 +184,12 @@ export function authorizeRoutes(app: FastifyInstance, deps: AuthorizeRouteDeps):
       case 'wrong-account':
         req.log.info({ event: 'signin_wrong_client' }, 'sign-in refused for this client');
         return sendPage(reply, 403, signInPage(c, { email: out.email, error: wrongAccount(p.request) }));
+      case 'not-a-member':
+        req.log.info({ event: 'signin_not_a_member' }, 'sign-in refused: no longer a practice member');
+        return sendPage(reply, 403, signInPage(c, {
+          email: out.email,
+          error: 'This account is no longer a member of a practice, so it cannot open the practice workspace. Ask your practice administrator to invite you again.',
+        }));
       case 'signed-in': {
         if (isFirstPartyClient(env, p.request.clientId)) {
           // First party: Carebook asks for its own workspace, so there is no consent page

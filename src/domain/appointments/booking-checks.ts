@@ -57,6 +57,7 @@ export function referenceErrors(r: BookingRefs, ctx: BookingContext, start: Date
   let reasonOk = false;
   if (!ctx.durations) add('data.visit_reason_id', `unknown visit reason ${r.visitReasonId ?? ''}`);
   else if (pl && !pl.visitReasonIds.includes(r.visitReasonId ?? '')) add('data.visit_reason_id', 'the provider does not accept this visit reason');
+  else if (pl && !ctx.effective) add('data.visit_reason_id', 'the practice does not offer this visit reason at this provider location');
   else reasonOk = true;
   if (ctx.insurancePlanKnown === false) add('data.patient.insurance.insurance_plan_id', 'unknown insurance plan');
   if (!pl) return errors;

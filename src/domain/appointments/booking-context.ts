@@ -1,7 +1,8 @@
 /**
  * Everything booking needs to validate a request, read in one statement (one round trip instead of
  * the five of `loadProviderLocations` + visit reason + `loadScheduleData` + insurance plan): the
- * provider-location if it is in the caller's directory, the visit reason's durations, the weekly
+ * provider-location if it is in the caller's directory, the visit reason's durations (the directory's
+ * and the practice's override there, visit-reason-durations.ts), the weekly
  * schedule, the calendar timeslots and time off around the start time, and whether the insurance plan exists.
  * The result feeds the same slot computation as the availability endpoint (`offersStart`).
  *
@@ -25,12 +26,18 @@ import {
   type ScheduleData,
   type TimeOffJson,
 } from '../scheduling/schedule-data.js';
+import { directoryDurationsJsonSql, effectiveDurations, overridesJsonSql, readDurationsJson, type Durations } from '../scheduling/visit-reason-durations.js';
 
 export interface BookingContext {
   /** The provider-location when it is in the caller's directory (active or not); else undefined. */
   pl: ProviderLocationContext | undefined;
-  /** Durations of the visit reason; undefined when the visit reason does not exist. */
-  durations: { new: number; existing: number } | undefined;
+  /** The directory's durations of the visit reason; undefined when the visit reason does not exist. */
+  durations: Durations | undefined;
+  /**
+   * Its effective durations at this provider-location (the practice's override, else the
+   * directory's); undefined when it does not exist or the practice does not offer it there.
+   */
+  effective: Durations | undefined;
   /** Schedule data of `pl` for `offersStart` (held time not loaded: the database decides it). */
   schedule: ScheduleData;
   /** Whether the insurance plan exists; undefined when none was asked about. */
@@ -90,7 +97,7 @@ export async function loadBookingContext(
   const to = new Date((input.day + 1) * DAY_MS + AROUND_MS);
   const fromDate = new Date(input.day * DAY_MS - 2 * DAY_MS).toISOString().slice(0, 10);
   const toDate = new Date(input.day * DAY_MS + 2 * DAY_MS).toISOString().slice(0, 10);
-  const { rows } = await sql<{ pl: unknown; durations: unknown; blocks: string | null; pushed: unknown; time_off: unknown; plan: boolean | null; in_network: boolean | null; dv: string; cv: string }>`
+  const { rows } = await sql<{ pl: unknown; durations: unknown; overrides: unknown; blocks: string | null; pushed: unknown; time_off: unknown; plan: boolean | null; in_network: boolean | null; dv: string; cv: string }>`
     WITH pl AS (
       SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
              pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields,
@@ -104,8 +111,8 @@ export async function loadBookingContext(
     )
     SELECT
       (SELECT row_to_json(pl) FROM pl) AS pl,
-      (SELECT json_build_object('new', vr.duration_new_minutes, 'existing', vr.duration_existing_minutes)
-         FROM visit_reasons vr WHERE vr.env = ${env} AND vr.id = ${input.visitReasonId}) AS durations,
+      ${directoryDurationsJsonSql(env, [input.visitReasonId])} AS durations,
+      ${overridesJsonSql(env, [id])} AS overrides,
       (SELECT ${weeklyBlocksAggSql()} FROM weekly_schedules ws WHERE ws.env = ${env} AND ws.provider_location_id = ${id}) AS blocks,
       (SELECT json_agg(json_build_object(
                 'local_date', ct.local_date::text, 'start_ms', (extract(epoch FROM ct.start_utc) * 1000)::float8,
@@ -133,7 +140,9 @@ export async function loadBookingContext(
       coalesce((SELECT cv.version::text FROM calendar_versions cv JOIN pl ON cv.provider_id = pl.provider_id WHERE cv.env = ${env}), '0') AS cv`.execute(db);
   const r = rows[0]!;
   const p = json<PlJson>(r.pl);
-  const durations = json<{ new: number; existing: number }>(r.durations) ?? undefined;
+  const durationData = { durations: new Map<string, Durations>(), overrides: new Map() };
+  readDurationsJson(durationData, r.durations, r.overrides);
+  const durations = durationData.durations.get(input.visitReasonId);
   const reasons = p?.visit_reason_ids?.length ? p.visit_reason_ids : p?.default_visit_reason_id ? [p.default_visit_reason_id] : [];
   const pl: ProviderLocationContext | undefined = p
     ? {
@@ -157,11 +166,13 @@ export async function loadBookingContext(
   const pushed: PushedSlot[] = (json<PushedSlotJson[]>(r.pushed) ?? []).map(pushedSlotOf);
   const schedule: ScheduleData = {
     pls: new Map(pl ? [[pl.id, pl]] : []),
-    durations: new Map(durations ? [[input.visitReasonId, durations]] : []),
+    durations: durationData.durations,
+    overrides: durationData.overrides,
     blocks: new Map(pl ? [[pl.id, parseWeeklyBlocks(r.blocks)]] : []),
     pushed: new Map(pl ? [[pl.id, pushed]] : []),
     holds: new Map(),
     timeOff: new Map(pl ? [[pl.providerId, (json<TimeOffJson[]>(r.time_off) ?? []).map(timeOffSpanOf)]] : []),
   };
-  return { pl, durations, schedule, insurancePlanKnown: r.plan ?? undefined, insurancePlanInNetwork: r.in_network ?? undefined, versions: { directory: r.dv, calendar: r.cv } };
+  const effective = effectiveDurations(durationData, id, input.visitReasonId);
+  return { pl, durations, effective, schedule, insurancePlanKnown: r.plan ?? undefined, insurancePlanInNetwork: r.in_network ?? undefined, versions: { directory: r.dv, calendar: r.cv } };
 }

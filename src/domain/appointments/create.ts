@@ -10,6 +10,7 @@ import { prefixedId, uuid } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
 import { LocalClock } from '../scheduling/local-time.js';
 import type { ProviderLocationContext } from '../scheduling/schedule-data.js';
+import { effectiveDuration, loadDurations } from '../scheduling/visit-reason-durations.js';
 import type { DateTime } from 'luxon';
 import { bookingRefs, formatErrors, referenceErrors } from './booking-checks.js';
 import { contextDay, loadBookingContext, type BookingContext, type ContextVersions } from './booking-context.js';
@@ -35,7 +36,10 @@ export interface CreateInput {
   };
 }
 
-/** Checks a visit reason exists and the provider accepts it; returns its duration for the patient type. */
+/**
+ * Checks a visit reason exists, the provider accepts it and its practice offers it at `pl`; returns
+ * its effective duration for the patient type there (docs/decisions/0019-practice-visit-reasons.md).
+ */
 export async function visitReasonDuration(
   db: Kysely<Database>,
   env: Principal['env'],
@@ -44,15 +48,12 @@ export async function visitReasonDuration(
   patientType: 'new' | 'existing',
   field: string,
 ): Promise<number> {
-  const vr = await db
-    .selectFrom('visit_reasons')
-    .select(['duration_new_minutes', 'duration_existing_minutes'])
-    .where('env', '=', env)
-    .where('id', '=', visitReasonId)
-    .executeTakeFirst();
-  if (!vr) throw invalidInput(field, `unknown visit reason ${visitReasonId}`);
+  const data = await loadDurations(db, env, [pl.id], [visitReasonId]);
+  if (!data.durations.has(visitReasonId)) throw invalidInput(field, `unknown visit reason ${visitReasonId}`);
   if (!pl.visitReasonIds.includes(visitReasonId)) throw invalidInput(field, 'the provider does not accept this visit reason');
-  return patientType === 'new' ? vr.duration_new_minutes : vr.duration_existing_minutes;
+  const minutes = effectiveDuration(data, pl.id, visitReasonId, patientType);
+  if (minutes === undefined) throw invalidInput(field, 'the practice does not offer this visit reason at this provider location');
+  return minutes;
 }
 
 /** Checks a booking request against a context; returns what the write needs, or throws one `invalid` error naming every bad field. */
@@ -66,7 +67,7 @@ function checkedBooking(
 ): { pl: ProviderLocationContext; duration: number } {
   const errors = mergeFieldErrors(formatErrors, referenceErrors(bookingRefs(d as unknown as Record<string, unknown>), ctx, start, now, clock));
   if (errors.length) throw invalidFields(errors);
-  const duration = d.patient_type === 'new' ? ctx.durations!.new : ctx.durations!.existing;
+  const duration = ctx.effective![d.patient_type];
   return { pl: ctx.pl!, duration };
 }
 

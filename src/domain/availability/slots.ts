@@ -5,7 +5,9 @@
  * `walkSlots`, so they cannot disagree.
  *
  * A provider-location's slots come from its weekly schedule blocks (each block split into
- * back-to-back slots of the visit reason's duration for the patient type, stepping in real elapsed
+ * back-to-back slots of the visit reason's effective duration for the patient type (the practice's
+ * override at this provider-location, else the directory's; none where the practice does not offer
+ * it: docs/decisions/0019-practice-visit-reasons.md), stepping in real elapsed
  * time from the block's start to its end, so a block that spans a daylight-saving change yields
  * correct instants with their own offsets and never a non-existent or duplicated time) and from
  * calendar timeslots pushed with the calendar PUT (excluded visit reasons beat allowed ones; no
@@ -22,6 +24,7 @@
 import type { PatientType } from '../patient-type.js';
 import { minutesMs, type LocalClock } from '../scheduling/local-time.js';
 import type { PushedSlot, ScheduleData, SlotSource, WeeklyBlock } from '../scheduling/schedule-data.js';
+import { effectiveDuration } from '../scheduling/visit-reason-durations.js';
 import { overlapsAny, timeOffRanges } from './open-time.js';
 
 /**
@@ -106,7 +109,7 @@ export function* walkSlots(pl: SlotSource, data: ScheduleData, clock: LocalClock
   const reasons = walk.visitReasonId ? (pl.visitReasonIds.includes(walk.visitReasonId) ? [walk.visitReasonId] : []) : pl.visitReasonIds;
   const durations: { reason: string; minutes: number; stepMs: number; all: boolean }[] = [];
   for (const r of reasons) {
-    const d = data.durations.get(r)?.[pt];
+    const d = effectiveDuration(data, pl.id, r, pt);
     if (d) durations.push({ reason: r, minutes: d, stepMs: clock.durationMs(d), all: walk.firstOfBlockExcept === undefined || walk.firstOfBlockExcept === r });
   }
   if (durations.length === 0) return;

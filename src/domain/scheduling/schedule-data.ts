@@ -1,6 +1,7 @@
 /**
  * Loads what availability needs for a set of provider-locations and a UTC window (docs/api/availability.md#where-bookable-times-come-from):
- * the provider-location with its provider and location zone, visit reason durations, weekly schedule
+ * the provider-location with its provider and location zone, visit reason durations (the directory's
+ * and the practice's overrides, `visit-reason-durations.ts`), weekly schedule
  * blocks, calendar timeslots and the provider's held time ranges. Five set-based queries for any
  * number of provider-locations (the weekly schedule query is skipped when the caller already has it). Works on the root `Kysely` or inside a transaction (pass the handle).
  */
@@ -8,6 +9,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 import type { PatientType } from '../patient-type.js';
 import { DAY_MS, wallMinutes } from './local-time.js';
+import { loadDurations, type DurationData } from './visit-reason-durations.js';
 
 export interface ProviderLocationContext {
   id: string;
@@ -70,9 +72,9 @@ export interface TimeOffSpan {
   endMin: number | null;
 }
 
-export interface ScheduleData {
+/** Durations come as `DurationData`: read them only through `effectiveDurations` (visit-reason-durations.ts). */
+export interface ScheduleData extends DurationData {
   pls: Map<string, SlotSource>;
-  durations: Map<string, { new: number; existing: number }>;
   blocks: Map<string, WeeklyBlock[]>;
   /** Pushed calendar slots by provider-location id. */
   pushed: Map<string, PushedSlot[]>;
@@ -183,22 +185,15 @@ export async function loadScheduleData(
 ): Promise<ScheduleData> {
   const ids = [...pls.keys()];
   const providerIds = [...new Set([...pls.values()].map((p) => p.providerId))];
-  const data: ScheduleData = { pls, durations: new Map(), blocks: opts.blocks ?? new Map(), pushed: new Map(), holds: new Map(), timeOff: new Map() };
+  const data: ScheduleData = { pls, durations: new Map(), overrides: new Map(), blocks: opts.blocks ?? new Map(), pushed: new Map(), holds: new Map(), timeOff: new Map() };
   if (ids.length === 0) return data;
   const from = new Date(window.fromMs);
   const to = new Date(window.toMs);
 
   // Independent reads, issued together (a pool runs them in parallel; a transaction queues them).
   // Id lists travel as one array parameter (`= ANY`), whatever their length.
-  const [durationRows, blockRows, pushedRows, holdRows, timeOffRows] = await Promise.all([
-    opts.visitReasonIds.length
-      ? db
-          .selectFrom('visit_reasons')
-          .select(['id', 'duration_new_minutes', 'duration_existing_minutes'])
-          .where('env', '=', env)
-          .where('id', '=', sql<string>`ANY(${opts.visitReasonIds}::text[])`)
-          .execute()
-      : Promise.resolve([]),
+  const [durations, blockRows, pushedRows, holdRows, timeOffRows] = await Promise.all([
+    loadDurations(db, env, ids, opts.visitReasonIds),
     opts.blocks
       ? Promise.resolve([])
       : sql<{ id: string; blocks: string | null }>`
@@ -225,7 +220,8 @@ export async function loadScheduleData(
   ]);
   for (const [providerId, spans] of timeOffRows) data.timeOff.set(providerId, spans);
   for (const r of blockRows) data.blocks.set(r.id, parseWeeklyBlocks(r.blocks));
-  for (const r of durationRows) data.durations.set(r.id, { new: r.duration_new_minutes, existing: r.duration_existing_minutes });
+  data.durations = durations.durations;
+  data.overrides = durations.overrides;
   for (const r of pushedRows) {
     const plId = `${r.provider_id}|${r.location_id}`;
     if (!pls.has(plId)) continue;

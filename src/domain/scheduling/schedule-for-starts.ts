@@ -2,7 +2,7 @@
  * The schedule behind many start times at once, in one statement (the booking evaluator's batch,
  * docs/api/appointments.md#moves-the-service-makes): for each provider-location asked about, its
  * zone, whether it is active, its provider's visit reasons and its weekly schedule; the durations of
- * the visit reasons asked about; the calendar timeslots within two days of each start; the time off
+ * the visit reasons asked about (the directory's and the practice's overrides, visit-reason-durations.ts); the calendar timeslots within two days of each start; the time off
  * of each provider within four days of each start. What `isScheduledStart`
  * (src/domain/availability/scheduled-start.ts) reads for one start in five statements, read for a
  * whole batch in one; `offersStartAmong` then looks at exactly the part `isScheduledStart` would
@@ -22,6 +22,7 @@ import {
   type TimeOffJson,
   type TimeOffSpan,
 } from './schedule-data.js';
+import { directoryDurationsJsonSql, overridesJsonSql, readDurationsJson } from './visit-reason-durations.js';
 
 /** A provider-location as the evaluator needs it: what slots are computed from, and whether it is active. */
 export interface StartSource extends SlotSource {
@@ -58,12 +59,13 @@ interface PlJson {
  */
 export async function loadSchedulesForStarts(db: Kysely<Database>, env: Env, starts: StartQuery[]): Promise<SchedulesForStarts> {
   const pls = new Map<string, StartSource>();
-  const data: ScheduleData = { pls, durations: new Map(), blocks: new Map(), pushed: new Map(), holds: new Map(), timeOff: new Map() };
+  const data: ScheduleData = { pls, durations: new Map(), overrides: new Map(), blocks: new Map(), pushed: new Map(), holds: new Map(), timeOff: new Map() };
   if (starts.length === 0) return { pls, data };
   const plIds = starts.map((s) => s.providerLocationId);
   const at = starts.map((s) => new Date(s.startMs).toISOString());
   const reasons = [...new Set(starts.map((s) => s.visitReasonId))];
-  const { rows } = await sql<{ pls: unknown; durations: unknown; pushed: unknown; time_off: unknown }>`
+  const uniquePls = [...new Set(plIds)];
+  const { rows } = await sql<{ pls: unknown; durations: unknown; overrides: unknown; pushed: unknown; time_off: unknown }>`
     WITH want AS (
       SELECT DISTINCT w.pl_id, w.start_at FROM unnest(${plIds}::text[], ${at}::timestamptz[]) AS w(pl_id, start_at)
     ), pl AS (
@@ -72,7 +74,7 @@ export async function loadSchedulesForStarts(db: Kysely<Database>, env: Env, sta
       JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
       JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
       -- Ids as one array parameter (= ANY), as loadProviderLocations does: one statement text, and the planner may look each up by key.
-      WHERE pl.env = ${env} AND pl.id = ANY(${[...new Set(plIds)]}::text[])
+      WHERE pl.env = ${env} AND pl.id = ANY(${uniquePls}::text[])
     )
     SELECT
       (SELECT json_agg(json_build_object(
@@ -80,8 +82,8 @@ export async function loadSchedulesForStarts(db: Kysely<Database>, env: Env, sta
                 'visit_reason_ids', pl.visit_reason_ids, 'default_visit_reason_id', pl.default_visit_reason_id,
                 'blocks', (SELECT ${weeklyBlocksAggSql()} FROM weekly_schedules ws WHERE ws.env = ${env} AND ws.provider_location_id = pl.id)))
          FROM pl) AS pls,
-      (SELECT json_agg(json_build_object('id', vr.id, 'new', vr.duration_new_minutes, 'existing', vr.duration_existing_minutes))
-         FROM visit_reasons vr WHERE vr.env = ${env} AND vr.id = ANY(${reasons}::text[])) AS durations,
+      ${directoryDurationsJsonSql(env, reasons)} AS durations,
+      ${overridesJsonSql(env, uniquePls)} AS overrides,
       (SELECT json_agg(json_build_object(
                 'pl', s.pl_id, 'local_date', s.local_date::text, 'start_ms', (extract(epoch FROM s.start_utc) * 1000)::float8,
                 'allowed', s.allowed_visit_reason_ids, 'excluded', s.excluded_visit_reason_ids, 'patient_type', s.patient_type))
@@ -110,7 +112,7 @@ export async function loadSchedulesForStarts(db: Kysely<Database>, env: Env, sta
     pls.set(p.id, { id: p.id, providerId: p.provider_id, timeZone: p.time_zone, active: p.active, visitReasonIds });
     data.blocks.set(p.id, parseWeeklyBlocks(p.blocks));
   }
-  for (const d of driverJson<{ id: string; new: number; existing: number }[]>(r.durations) ?? []) data.durations.set(d.id, { new: d.new, existing: d.existing });
+  readDurationsJson(data, r.durations, r.overrides);
   for (const s of driverJson<(PushedSlotJson & { pl: string })[]>(r.pushed) ?? []) {
     let list = data.pushed.get(s.pl);
     if (!list) data.pushed.set(s.pl, (list = []));

@@ -689,6 +689,30 @@ export interface paths {
         patch: operations["updatePracticeSettings"];
         trace?: never;
     };
+    "/practice/v1/provider_locations/{provider_location_id}/visit_reasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a provider-location's visit reasons
+         * @description The visit reasons the provider accepts (set by the directory) at a provider-location of the caller's practice: whether the practice offers each there, the effective duration per patient type (the practice's where it set one, else the directory's: what `/v1` availability and booking use) and the directory's. Needs `practice.read`.
+         */
+        get: operations["listPracticeVisitReasons"];
+        /**
+         * Set a provider-location's visit reasons and durations
+         * @description Replaces the practice's overrides of the visit reasons at a provider-location of the caller's practice: per reason the provider accepts, whether it is offered there and its duration for new and existing patients (left out: the directory's). A reason left out goes back to the directory's values; a directory re-import keeps the overrides except of reasons the provider no longer accepts. `/v1` availability and booking use the new durations at once; booked appointments keep their times. A longer duration that would run a live appointment past open time or into the provider's next booking, or a reason no longer offered, refuses the change with 409 listing each (`stranded[i]`) unless `allow_stranded` is true; `dry_run: true` answers that list (with each one's `reason`) and saves nothing. Reasons the provider does not accept, or listed twice, are named in one 400. Saved changes are audited with the staff member as actor. Needs `practice.write`.
+         */
+        put: operations["setPracticeVisitReasons"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/practice/v1/provider_locations/{provider_location_id}/weekly_hours": {
         parameters: {
             query?: never;
@@ -5630,10 +5654,16 @@ export interface operations {
                      *           {
                      *             "visit_reason_id": "pc_psychiatry_1",
                      *             "name": "Psychiatry consultation",
+                     *             "offered": true,
                      *             "duration_minutes": {
+                     *               "new": 90,
+                     *               "existing": 30
+                     *             },
+                     *             "directory_duration_minutes": {
                      *               "new": 60,
                      *               "existing": 30
-                     *             }
+                     *             },
+                     *             "overridden": true
                      *           }
                      *         ]
                      *       }
@@ -5665,11 +5695,23 @@ export interface operations {
                             }[];
                             time_zone: string;
                             visit_reasons: {
-                                duration_minutes: {
+                                directory_duration_minutes: {
+                                    /** @description The directory's slot length for an existing patient */
                                     existing: number;
+                                    /** @description The directory's slot length for a new patient */
+                                    new: number;
+                                };
+                                duration_minutes: {
+                                    /** @description Effective slot length (the practice's where it set one, else the directory's) for an existing patient */
+                                    existing: number;
+                                    /** @description Effective slot length (the practice's where it set one, else the directory's) for a new patient */
                                     new: number;
                                 };
                                 name: string;
+                                /** @description false: the practice does not offer it at this provider-location (no slot, no booking) */
+                                offered: boolean;
+                                /** @description true: the practice sets something of this reason here */
+                                overridden: boolean;
                                 visit_reason_id: string;
                             }[];
                             weekly_hours: {
@@ -5858,10 +5900,16 @@ export interface operations {
                      *           {
                      *             "visit_reason_id": "pc_psychiatry_1",
                      *             "name": "Psychiatry consultation",
+                     *             "offered": true,
                      *             "duration_minutes": {
+                     *               "new": 90,
+                     *               "existing": 30
+                     *             },
+                     *             "directory_duration_minutes": {
                      *               "new": 60,
                      *               "existing": 30
-                     *             }
+                     *             },
+                     *             "overridden": true
                      *           }
                      *         ]
                      *       }
@@ -5893,11 +5941,23 @@ export interface operations {
                             }[];
                             time_zone: string;
                             visit_reasons: {
-                                duration_minutes: {
+                                directory_duration_minutes: {
+                                    /** @description The directory's slot length for an existing patient */
                                     existing: number;
+                                    /** @description The directory's slot length for a new patient */
+                                    new: number;
+                                };
+                                duration_minutes: {
+                                    /** @description Effective slot length (the practice's where it set one, else the directory's) for an existing patient */
+                                    existing: number;
+                                    /** @description Effective slot length (the practice's where it set one, else the directory's) for a new patient */
                                     new: number;
                                 };
                                 name: string;
+                                /** @description false: the practice does not offer it at this provider-location (no slot, no booking) */
+                                offered: boolean;
+                                /** @description true: the practice sets something of this reason here */
+                                overridden: boolean;
                                 visit_reason_id: string;
                             }[];
                             weekly_hours: {
@@ -5917,6 +5977,350 @@ export interface operations {
                             }[];
                         };
                         request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPracticeVisitReasons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Provider-location id `pr_…|lo_…` (percent-encode the `|`) */
+                provider_location_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "data": [
+                     *         {
+                     *           "visit_reason_id": "pc_psychiatry_1",
+                     *           "name": "Psychiatry consultation",
+                     *           "offered": true,
+                     *           "duration_minutes": {
+                     *             "new": 90,
+                     *             "existing": 30
+                     *           },
+                     *           "directory_duration_minutes": {
+                     *             "new": 60,
+                     *             "existing": 30
+                     *           },
+                     *           "overridden": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            directory_duration_minutes: {
+                                /** @description The directory's slot length for an existing patient */
+                                existing: number;
+                                /** @description The directory's slot length for a new patient */
+                                new: number;
+                            };
+                            duration_minutes: {
+                                /** @description Effective slot length (the practice's where it set one, else the directory's) for an existing patient */
+                                existing: number;
+                                /** @description Effective slot length (the practice's where it set one, else the directory's) for a new patient */
+                                new: number;
+                            };
+                            name: string;
+                            /** @description false: the practice does not offer it at this provider-location (no slot, no booking) */
+                            offered: boolean;
+                            /** @description true: the practice sets something of this reason here */
+                            overridden: boolean;
+                            visit_reason_id: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description The error body of every error answer: `errors` names each bad field */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error_type: "api_error" | "invalid_request";
+                        errors: {
+                            field?: string;
+                            message: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setPracticeVisitReasons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Provider-location id `pr_…|lo_…` (percent-encode the `|`) */
+                provider_location_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "visit_reasons": [
+                 *         {
+                 *           "visit_reason_id": "pc_psychiatry_1",
+                 *           "duration_minutes": {
+                 *             "new": 90
+                 *           }
+                 *         }
+                 *       ],
+                 *       "dry_run": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description true: save even when live appointments would be left outside open time */
+                    allow_stranded?: boolean;
+                    /** @description true: save nothing, answer the appointments the change would strand */
+                    dry_run?: boolean;
+                    /** @description Replaces every override of this provider-location; a reason left out goes back to the directory's values */
+                    visit_reasons: {
+                        duration_minutes?: {
+                            /** @description Slot length (5-480 minutes) for an existing patient at this provider-location; left out: the directory's */
+                            existing?: number;
+                            /** @description Slot length (5-480 minutes) for a new patient at this provider-location; left out: the directory's */
+                            new?: number;
+                        };
+                        /** @description false: not offered at this provider-location. Default true */
+                        offered?: boolean;
+                        /** @description A visit reason the provider accepts (its directory record) */
+                        visit_reason_id: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_id": "req_3f9a1c",
+                     *       "saved": false,
+                     *       "stranded": [
+                     *         {
+                     *           "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
+                     *           "provider_location_id": "pr_1_1|lo_1_1_0",
+                     *           "start_time": "2026-12-24T14:00:00-06:00",
+                     *           "status": "confirmed",
+                     *           "reason": "overlaps_next_booking"
+                     *         }
+                     *       ],
+                     *       "data": [
+                     *         {
+                     *           "visit_reason_id": "pc_psychiatry_1",
+                     *           "name": "Psychiatry consultation",
+                     *           "offered": true,
+                     *           "duration_minutes": {
+                     *             "new": 90,
+                     *             "existing": 30
+                     *           },
+                     *           "directory_duration_minutes": {
+                     *             "new": 60,
+                     *             "existing": 30
+                     *           },
+                     *           "overridden": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            directory_duration_minutes: {
+                                /** @description The directory's slot length for an existing patient */
+                                existing: number;
+                                /** @description The directory's slot length for a new patient */
+                                new: number;
+                            };
+                            duration_minutes: {
+                                /** @description Effective slot length (the practice's where it set one, else the directory's) for an existing patient */
+                                existing: number;
+                                /** @description Effective slot length (the practice's where it set one, else the directory's) for a new patient */
+                                new: number;
+                            };
+                            name: string;
+                            /** @description false: the practice does not offer it at this provider-location (no slot, no booking) */
+                            offered: boolean;
+                            /** @description true: the practice sets something of this reason here */
+                            overridden: boolean;
+                            visit_reason_id: string;
+                        }[];
+                        request_id: string;
+                        saved: boolean;
+                        stranded: {
+                            appointment_id: string;
+                            provider_location_id: string;
+                            /**
+                             * @description Why: outside open time (at its visit reason's new length when that is longer than booked), that length would run into the provider's next booking, or its visit reason is no longer offered there
+                             * @enum {string}
+                             */
+                            reason: "outside_open_time" | "overlaps_next_booking" | "visit_reason_not_offered";
+                            /** @description With the location offset */
+                            start_time: string;
+                            status: string;
+                        }[];
                     };
                 };
             };
@@ -6126,6 +6530,11 @@ export interface operations {
                         stranded: {
                             appointment_id: string;
                             provider_location_id: string;
+                            /**
+                             * @description Why: outside open time (at its visit reason's new length when that is longer than booked), that length would run into the provider's next booking, or its visit reason is no longer offered there
+                             * @enum {string}
+                             */
+                            reason: "outside_open_time" | "overlaps_next_booking" | "visit_reason_not_offered";
                             /** @description With the location offset */
                             start_time: string;
                             status: string;
@@ -6685,7 +7094,8 @@ export interface operations {
                      *           "appointment_id": "7b1f2c9e-4d3a-4e8b-9c61-0f5a2d3e4b7c",
                      *           "provider_location_id": "pr_1_1|lo_1_1_0",
                      *           "start_time": "2026-12-24T14:00:00-06:00",
-                     *           "status": "confirmed"
+                     *           "status": "confirmed",
+                     *           "reason": "outside_open_time"
                      *         }
                      *       ],
                      *       "data": {
@@ -6720,6 +7130,11 @@ export interface operations {
                         stranded: {
                             appointment_id: string;
                             provider_location_id: string;
+                            /**
+                             * @description Why: outside open time (at its visit reason's new length when that is longer than booked), that length would run into the provider's next booking, or its visit reason is no longer offered there
+                             * @enum {string}
+                             */
+                            reason: "outside_open_time" | "overlaps_next_booking" | "visit_reason_not_offered";
                             /** @description With the location offset */
                             start_time: string;
                             status: string;

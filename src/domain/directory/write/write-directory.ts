@@ -11,7 +11,7 @@ import { joinDeveloperDirectory } from './developer-directory.js';
 import { recordDirectoryChanges } from './directory-changes.js';
 import { writeFacilities } from './facilities.js';
 import { writeLocations } from './locations.js';
-import { writeProviderLocationChildren } from './provider-location-children.js';
+import { dropWithdrawnReasonOverrides, writeProviderLocationChildren } from './provider-location-children.js';
 import { writeProviderLocations } from './provider-locations.js';
 import { writeProviders } from './providers.js';
 import { writeReferenceSections } from './reference-sections.js';
@@ -75,6 +75,7 @@ export async function writeDirectory(
   const changes = await recordDirectoryChanges(trx, env, providerLocations, providers.profileChanged, locations.profileChanged);
   progress(count.provider_locations);
   await writeProviderLocationChildren(trx, env, doc);
+  await dropWithdrawnReasonOverrides(trx, env, doc);
   progress(count.provider_locations);
   await writeFacilities(trx, env, doc);
   progress(count.facilities);

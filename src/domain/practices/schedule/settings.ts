@@ -8,6 +8,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import { conflict, invalidFields, type FieldError } from '../../errors.js';
+import { auditScheduleChange } from './audit.js';
 import { practiceProviderLocation, type PracticeCaller } from './scope.js';
 
 export type PayerKind = 'in_network' | 'out_of_network' | 'self_pay';
@@ -24,12 +25,14 @@ export interface ProviderLocationSettingsInput {
  * (`not_found` otherwise). Unknown insurance plans are `invalid`, each named; plans of a practice
  * that manages insurance at practice level are a `conflict` (as for insurance mappings). A new
  * setting applies to the next booking (the directory version moves, so kept booking contexts are read again).
+ * Writes its audit row (`requestId` in it) in the same transaction.
  */
 export async function updateProviderLocationSettings(
   db: Kysely<Database>,
   caller: PracticeCaller,
   providerLocationId: string,
   input: ProviderLocationSettingsInput,
+  opts: { requestId?: string } = {},
 ): Promise<void> {
   const pl = await practiceProviderLocation(db, caller, providerLocationId);
   const plans = input.insurance_plan_ids ? [...new Set(input.insurance_plan_ids)] : undefined;
@@ -65,5 +68,6 @@ export async function updateProviderLocationSettings(
           .values(plans.map((insurance_plan_id) => ({ env: caller.env, provider_location_id: pl.id, insurance_plan_id }))).execute();
       }
     }
+    await auditScheduleChange(trx, caller, { action: 'schedule:settings_changed', providerId: pl.providerId, providerLocationId: pl.id, requestId: opts.requestId });
   });
 }

@@ -112,12 +112,17 @@ export async function addTimeOff(
   db: Kysely<Database>,
   caller: PracticeCaller,
   input: TimeOffInput,
-  opts: { dryRun?: boolean; allowStranded?: boolean; now?: Date } = {},
+  opts: { dryRun?: boolean; allowStranded?: boolean; now?: Date; requestId?: string } = {},
 ): Promise<ScheduleChangeOutcome<TimeOff>> {
   const errors = timeOffErrors(input);
   if (errors.length) throw invalidFields(errors);
   const pls = await closedBy(db, caller, input);
-  return scheduleChange(db, { env: caller.env, providerId: input.provider_id, pls, ...opts }, async (trx) => {
+  const audit = {
+    caller,
+    entry: { action: 'schedule:time_off_added' as const, providerId: input.provider_id, providerLocationId: input.provider_location_id ?? null, requestId: opts.requestId },
+    subjectOf: (t: TimeOff) => t.time_off_id,
+  };
+  return scheduleChange(db, { env: caller.env, providerId: input.provider_id, pls, ...opts, audit }, async (trx) => {
     const row = await trx
       .insertInto('time_off')
       .values({
@@ -179,15 +184,21 @@ export async function removeTimeOff(
   db: Kysely<Database>,
   caller: PracticeCaller,
   id: string,
-  opts: { now?: Date } = {},
+  opts: { now?: Date; requestId?: string } = {},
 ): Promise<{ provider_id: string; provider_location_id: string | null }> {
   const row = await db.selectFrom('time_off').select(['provider_id', 'provider_location_id']).where('env', '=', caller.env)
     .where('practice_id', '=', caller.practiceId).where('id', '=', id).executeTakeFirst();
   if (!row || (caller.role === 'provider' && caller.providerId !== row.provider_id)) throw notFound(`time off ${id} not found`, 'time_off_id');
   const pls = await closedBy(db, caller, row).catch(() => new Map<string, SlotSource>());
-  const { result } = await scheduleChange(db, { env: caller.env, providerId: row.provider_id, pls, allowStranded: true, ...opts }, async (trx) =>
-    (await trx.deleteFrom('time_off').where('env', '=', caller.env).where('practice_id', '=', caller.practiceId).where('id', '=', id).executeTakeFirst()).numDeletedRows,
-  );
-  if (result === 0n) throw notFound(`time off ${id} not found`, 'time_off_id');
+  const audit = {
+    caller,
+    entry: { action: 'schedule:time_off_removed' as const, providerId: row.provider_id, providerLocationId: row.provider_location_id, requestId: opts.requestId },
+    subjectOf: () => id,
+  };
+  // Removed by someone else meanwhile: not found, and the transaction (with its audit row) rolls back.
+  await scheduleChange(db, { env: caller.env, providerId: row.provider_id, pls, allowStranded: true, ...opts, audit }, async (trx) => {
+    const gone = await trx.deleteFrom('time_off').where('env', '=', caller.env).where('practice_id', '=', caller.practiceId).where('id', '=', id).executeTakeFirst();
+    if (gone.numDeletedRows === 0n) throw notFound(`time off ${id} not found`, 'time_off_id');
+  });
   return { provider_id: row.provider_id, provider_location_id: row.provider_location_id };
 }

@@ -5,10 +5,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
-import type { PatientType } from '../../patient-type.js';
 import { LocalClock } from '../../scheduling/local-time.js';
 import { practiceProviderLocation, type PracticeCaller } from './scope.js';
 import { listTimeOff, type TimeOff } from './time-off.js';
+import { visitReasonsOf, type ProviderLocationVisitReason } from './visit-reasons.js';
 import type { WeeklyHoursBlock } from './weekly-hours.js';
 
 export interface ProviderLocationSchedule {
@@ -26,7 +26,8 @@ export interface ProviderLocationSchedule {
   /** True: the practice's plan list applies and `insurance_plan_ids` is empty. */
   insurance_managed_at_practice: boolean;
   insurance_plan_ids: string[];
-  visit_reasons: { visit_reason_id: string; name: string; duration_minutes: Record<PatientType, number> }[];
+  /** The visit reasons of the provider-location (docs/decisions/0019-practice-visit-reasons.md). */
+  visit_reasons: ProviderLocationVisitReason[];
 }
 
 /** The schedule of provider-location `providerLocationId` of the caller's practice (`not_found` otherwise). */
@@ -43,10 +44,7 @@ export async function getSchedule(db: Kysely<Database>, caller: PracticeCaller, 
       .where('pl.env', '=', caller.env).where('pl.id', '=', pl.id).executeTakeFirst(),
     db.selectFrom('provider_location_insurance_plans').select('insurance_plan_id')
       .where('env', '=', caller.env).where('provider_location_id', '=', pl.id).orderBy('insurance_plan_id').execute(),
-    pl.visitReasonIds.length
-      ? db.selectFrom('visit_reasons').select(['id', 'name', 'duration_new_minutes', 'duration_existing_minutes'])
-          .where('env', '=', caller.env).where('id', '=', sql<string>`ANY(${pl.visitReasonIds}::text[])`).orderBy('id').execute()
-      : Promise.resolve([]),
+    visitReasonsOf(db, caller.env, pl),
     listTimeOff(db, caller, { providerId: pl.providerId, from: today }),
   ]);
   const managed = row?.insurance_managed_at_practice ?? false;
@@ -67,6 +65,6 @@ export async function getSchedule(db: Kysely<Database>, caller: PracticeCaller, 
     accepts_booking_requests_from: row?.accepts_booking_requests_from ?? [],
     insurance_managed_at_practice: managed,
     insurance_plan_ids: managed ? [] : plans.map((p) => p.insurance_plan_id),
-    visit_reasons: reasons.map((r) => ({ visit_reason_id: r.id, name: r.name, duration_minutes: { new: r.duration_new_minutes, existing: r.duration_existing_minutes } })),
+    visit_reasons: reasons,
   };
 }

@@ -61,19 +61,21 @@ export async function hoursErrors(db: Kysely<Database>, env: PracticeCaller['env
  * Replaces the weekly hours of provider-location `providerLocationId` of the caller's practice
  * (`not_found` otherwise) with `hours` (empty: closed every week). `invalid` names every bad block
  * field. A schedule change (`scheduleChange`): `dryRun` answers the stranded appointments without
- * saving; stranded ones refuse it (`conflict`) unless `allowStranded`. Returns the blocks saved.
+ * saving; stranded ones refuse it (`conflict`) unless `allowStranded`. A saved change writes its
+ * audit row (`requestId` in it). Returns the blocks saved.
  */
 export async function replaceWeeklyHours(
   db: Kysely<Database>,
   caller: PracticeCaller,
   providerLocationId: string,
   hours: WeeklyHoursBlock[],
-  opts: { dryRun?: boolean; allowStranded?: boolean; now?: Date } = {},
+  opts: { dryRun?: boolean; allowStranded?: boolean; now?: Date; requestId?: string } = {},
 ): Promise<ScheduleChangeOutcome<WeeklyHoursBlock[]>> {
   const pl = await practiceProviderLocation(db, caller, providerLocationId);
   const errors = await hoursErrors(db, caller.env, hours);
   if (errors.length) throw invalidFields(errors);
-  return scheduleChange(db, { env: caller.env, providerId: pl.providerId, pls: new Map([[pl.id, pl]]), ...opts }, async (trx) => {
+  const audit = { caller, entry: { action: 'schedule:weekly_hours_replaced' as const, providerId: pl.providerId, providerLocationId: pl.id, requestId: opts.requestId } };
+  return scheduleChange(db, { env: caller.env, providerId: pl.providerId, pls: new Map([[pl.id, pl]]), ...opts, audit }, async (trx) => {
     await trx.deleteFrom('weekly_schedules').where('env', '=', caller.env).where('provider_location_id', '=', pl.id).execute();
     if (hours.length) {
       await trx

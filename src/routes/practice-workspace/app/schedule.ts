@@ -1,6 +1,7 @@
 /**
  * The schedule view (docs/practice-guide.md, "Hours, time off and settings"): weekly hours per
- * provider-location, time off (one day or a range, whole days or part of them) and booking settings.
+ * provider-location, time off (one day or a range, whole days or part of them), visit reasons and
+ * their lengths (`visit-reasons.ts`) and booking settings.
  * Every change is first sent as a dry run; when it would strand live bookings
  * (docs/decisions/0014-practice-workspace.md, "Schedules") they are listed and the change is saved
  * only when the user confirms.
@@ -8,9 +9,10 @@
 import { ApiError, type Api, type Me, type TimeOff } from './api.js';
 import { $, all, attr, el, fail, focusOn, say } from './dom.js';
 import { when } from './time.js';
+import { readVisitReasons, renderVisitReasons, type VisitReason } from './visit-reasons.js';
 
 interface Hours { weekday: number; start: string; end: string }
-interface Stranded { appointment_id: string; start_time: string; status?: string; note?: string }
+interface Stranded { appointment_id: string; start_time: string; status?: string; reason?: string; note?: string }
 /** `GET /practice/v1/provider_locations/{id}/schedule`. */
 interface Schedule {
   provider_location_id: string;
@@ -23,7 +25,15 @@ interface Schedule {
   accepts_booking_requests_from: string[];
   insurance_managed_at_practice: boolean;
   insurance_plan_ids: string[];
+  visit_reasons: VisitReason[];
 }
+
+/** Why a booking is stranded, in words. */
+const WHY: Record<string, string> = {
+  outside_open_time: 'outside open hours',
+  overlaps_next_booking: 'would run into the next booking',
+  visit_reason_not_offered: 'visit reason no longer offered here',
+};
 
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 const enc = encodeURIComponent;
@@ -112,6 +122,7 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     renderHours(schedule);
     renderTimeOff(schedule);
     renderSettings(schedule);
+    renderVisitReasons($('reasons-list'), schedule.visit_reasons);
   }
 
   /** Dry run first; saves at once when nothing is stranded, else lists the bookings and waits. */
@@ -136,7 +147,9 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     if (!stranded.length) return save(false);
     const zone = schedule?.time_zone ?? 'UTC';
     $('stranded-list').replaceChildren(
-      ...stranded.map((a) => el('li', { textContent: a.note ?? `${when(zone, a.start_time)}${a.status ? ` · ${a.status.replace(/_/g, ' ')}` : ''}` })),
+      ...stranded.map((a) => el('li', {
+        textContent: a.note ?? `${when(zone, a.start_time)}${a.status ? ` · ${a.status.replace(/_/g, ' ')}` : ''}${a.reason && WHY[a.reason] ? ` · ${WHY[a.reason]}` : ''}`,
+      })),
     );
     pending = () => save(true);
     // Shown right under the form whose change it is about.
@@ -174,6 +187,10 @@ export function setupSchedule(api: Api, me: Me, afterChange: () => void): { load
     void guarded('POST', '/practice/v1/time_off', body, 'Time off added.', form)
       .then(() => form.reset())
       .catch(fail);
+  });
+  $<HTMLFormElement>('reasons').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void guarded('PUT', `${base()}/visit_reasons`, { visit_reasons: readVisitReasons() }, 'Visit reasons saved.', e.target as HTMLFormElement).catch(fail);
   });
   const shownRequired = (): string[] => [...all<HTMLInputElement>('#settings input[name="required"]')].map((b) => b.value);
   $<HTMLFormElement>('settings').addEventListener('submit', (e) => {

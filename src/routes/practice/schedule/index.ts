@@ -4,6 +4,7 @@
  * hours and settings, and time off. The caller is `req.staff` (set by the practice guard, which this
  * plugin is registered under, inside the `/practice/v1` scope); reads need `practice.read`, changes
  * `practice.write`. The practice always comes from the caller. Every saved change writes one
+ * `practice_audit_log` row with the staff member as actor (in the change's transaction) and one
  * `schedule_changed` log line with ids only (docs/operator-guide.md, "Logs").
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -14,11 +15,12 @@ import type { Db } from '../../../db/database.js';
 import { updateProviderLocationSettings, type ProviderLocationSettingsInput } from '../../../domain/practices/schedule/settings.js';
 import { addTimeOff, listTimeOff, removeTimeOff, timeOffErrors, timeOffQueryErrors } from '../../../domain/practices/schedule/time-off.js';
 import { getSchedule } from '../../../domain/practices/schedule/view.js';
+import { listVisitReasons, setVisitReasons, visitReasonRequestErrors, type VisitReasonSetting } from '../../../domain/practices/schedule/visit-reasons.js';
 import { hoursErrors, replaceWeeklyHours, type WeeklyHoursBlock } from '../../../domain/practices/schedule/weekly-hours.js';
 import { requirePracticeScope, type PracticeScope, type StaffPrincipal } from '../../../domain/practices/staff-principal.js';
 import { staffOf } from '../../../http/practice-request.js';
 import { errorResponses } from '../../v1/common-schemas.js';
-import { changeOut, PlParams, ScheduleOut, SettingsIn, TimeOffIn, TimeOffOut, TimeOffParams, TimeOffQuery, WeeklyHoursIn } from './schemas.js';
+import { changeOut, PlParams, ScheduleOut, SettingsIn, TimeOffIn, TimeOffOut, TimeOffParams, TimeOffQuery, VisitReasonOut, VisitReasonsIn, WeeklyHoursIn } from './schemas.js';
 
 export interface PracticeScheduleRouteDeps {
   config: Config;
@@ -29,7 +31,7 @@ const tags = ['practice'];
 const security = (scope: PracticeScope) => [{ PracticeWorkspaceFlow: [scope] }];
 
 /** What kind of schedule change a `schedule_changed` log line reports. */
-type ScheduleChange = 'weekly_hours_replaced' | 'settings_changed' | 'time_off_added' | 'time_off_removed';
+type ScheduleChange = 'weekly_hours_replaced' | 'settings_changed' | 'time_off_added' | 'time_off_removed' | 'visit_reasons_set';
 
 /**
  * Logs one saved schedule change: the event, the change, and ids of the practice, the staff user and
@@ -81,7 +83,7 @@ export const practiceScheduleRoutes: FastifyPluginAsyncTypebox<PracticeScheduleR
     const { hours, dry_run, allow_stranded } = req.body;
     const plId = req.params.provider_location_id;
     // The schema admits only the enumerated patient types.
-    const out = await replaceWeeklyHours(db, staff, plId, hours as WeeklyHoursBlock[], { dryRun: !!dry_run, allowStranded: !!allow_stranded });
+    const out = await replaceWeeklyHours(db, staff, plId, hours as WeeklyHoursBlock[], { dryRun: !!dry_run, allowStranded: !!allow_stranded, requestId: String(req.id) });
     if (out.saved) logScheduleChange(req, staff, 'weekly_hours_replaced', { provider_location_id: plId, stranded_count: out.stranded.length });
     return { request_id: String(req.id), saved: out.saved, stranded: out.stranded, data: out.result };
   });
@@ -100,9 +102,43 @@ export const practiceScheduleRoutes: FastifyPluginAsyncTypebox<PracticeScheduleR
     const staff = caller(req, 'practice.write');
     const plId = req.params.provider_location_id;
     // The schema admits only the enumerated values.
-    await updateProviderLocationSettings(db, staff, plId, req.body as ProviderLocationSettingsInput);
+    await updateProviderLocationSettings(db, staff, plId, req.body as ProviderLocationSettingsInput, { requestId: String(req.id) });
     logScheduleChange(req, staff, 'settings_changed', { provider_location_id: plId });
     return { request_id: String(req.id), data: await getSchedule(db, staff, plId) };
+  });
+
+  app.get(`${plPath}/visit_reasons`, {
+    schema: {
+      tags,
+      summary: "List a provider-location's visit reasons",
+      description: 'The visit reasons the provider accepts (the directory\'s), whether the practice offers each at this provider-location, and their durations per patient type: the effective ones (the practice\'s where it set one, else the directory\'s, which `/v1` availability and booking use) and the directory\'s. A provider user reads only their own.',
+      security: security('practice.read'),
+      params: PlParams,
+      response: { 200: Type.Object({ request_id: Type.String(), data: Type.Array(VisitReasonOut) }), ...errorResponses(400, 404) },
+    },
+  }, async (req) => ({ request_id: String(req.id), data: await listVisitReasons(db, caller(req, 'practice.read'), req.params.provider_location_id) }));
+
+  app.put(`${plPath}/visit_reasons`, {
+    config: {
+      alsoCheck: (req) => visitReasonRequestErrors(db, staffOf(req), (req.params as { provider_location_id?: unknown } | null)?.provider_location_id,
+        (req.body as { visit_reasons?: unknown } | null)?.visit_reasons),
+    },
+    schema: {
+      tags,
+      summary: "Set a provider-location's visit reasons and durations",
+      description: 'Replaces the practice\'s overrides at this provider-location: per visit reason the provider accepts, whether it is offered here and its duration per patient type (left out: the directory\'s). A reason left out goes back to the directory\'s values; a directory re-import keeps the overrides of reasons the provider still accepts. The new values apply to `/v1` availability, booking and the service\'s checks at once; booked appointments keep their times. A longer duration that would put a live appointment outside open time or into the provider\'s next booking, or a reason no longer offered, strands it: answered with `dry_run`, refusing the change (409 naming each) unless `allow_stranded` is true.',
+      security: security('practice.write'),
+      params: PlParams,
+      body: VisitReasonsIn,
+      response: { 200: changeOut(Type.Array(VisitReasonOut)), ...errorResponses(400, 404, 409) },
+    },
+  }, async (req) => {
+    const staff = caller(req, 'practice.write');
+    const { visit_reasons, dry_run, allow_stranded } = req.body;
+    const plId = req.params.provider_location_id;
+    const out = await setVisitReasons(db, staff, plId, visit_reasons as VisitReasonSetting[], { dryRun: !!dry_run, allowStranded: !!allow_stranded, requestId: String(req.id) });
+    if (out.saved) logScheduleChange(req, staff, 'visit_reasons_set', { provider_location_id: plId, stranded_count: out.stranded.length });
+    return { request_id: String(req.id), saved: out.saved, stranded: out.stranded, data: out.result };
   });
 
   app.get('/time_off', {
@@ -133,7 +169,7 @@ export const practiceScheduleRoutes: FastifyPluginAsyncTypebox<PracticeScheduleR
   }, async (req) => {
     const staff = caller(req, 'practice.write');
     const { dry_run, allow_stranded, ...input } = req.body;
-    const out = await addTimeOff(db, staff, input, { dryRun: !!dry_run, allowStranded: !!allow_stranded });
+    const out = await addTimeOff(db, staff, input, { dryRun: !!dry_run, allowStranded: !!allow_stranded, requestId: String(req.id) });
     if (out.saved) {
       logScheduleChange(req, staff, 'time_off_added', {
         provider_id: out.result.provider_id, provider_location_id: out.result.provider_location_id, time_off_id: out.result.time_off_id, stranded_count: out.stranded.length,
@@ -153,7 +189,7 @@ export const practiceScheduleRoutes: FastifyPluginAsyncTypebox<PracticeScheduleR
     },
   }, async (req) => {
     const staff = caller(req, 'practice.write');
-    const removed = await removeTimeOff(db, staff, req.params.time_off_id);
+    const removed = await removeTimeOff(db, staff, req.params.time_off_id, { requestId: String(req.id) });
     logScheduleChange(req, staff, 'time_off_removed', { ...removed, time_off_id: req.params.time_off_id });
     return { request_id: String(req.id), data: { time_off_id: req.params.time_off_id } };
   });

@@ -54,6 +54,10 @@ export const Stranded = Type.Object({
   provider_location_id: Type.String(),
   start_time: Type.String({ description: 'With the location offset' }),
   status: Type.String(),
+  reason: Type.String({
+    enum: ['outside_open_time', 'overlaps_next_booking', 'visit_reason_not_offered'],
+    description: 'Why: outside open time (at its visit reason\'s new length when that is longer than booked), that length would run into the provider\'s next booking, or its visit reason is no longer offered there',
+  }),
 });
 
 /** The answer of a schedule change: saved or not (dry run), what it strands, and what it saved. */
@@ -76,6 +80,32 @@ export const SettingsIn = Type.Object(
   { additionalProperties: false },
 );
 
+const Minutes = (description: string) => Type.Integer({ minimum: 5, maximum: 480, description });
+const DurationsOut = (what: string) => Type.Object({ new: Minutes(`${what} for a new patient`), existing: Minutes(`${what} for an existing patient`) });
+
+export const VisitReasonOut = Type.Object({
+  visit_reason_id: Type.String(),
+  name: Type.String(),
+  offered: Type.Boolean({ description: 'false: the practice does not offer it at this provider-location (no slot, no booking)' }),
+  duration_minutes: DurationsOut('Effective slot length (the practice\'s where it set one, else the directory\'s)'),
+  directory_duration_minutes: DurationsOut('The directory\'s slot length'),
+  overridden: Type.Boolean({ description: 'true: the practice sets something of this reason here' }),
+});
+
+const OverrideMinutes = (who: string) => Type.Optional(Minutes(`Slot length (5-480 minutes) for ${who} at this provider-location; left out: the directory's`));
+
+export const VisitReasonsIn = Type.Object({
+  visit_reasons: Type.Array(
+    Type.Object({
+      visit_reason_id: Type.String({ minLength: 1, maxLength: 200, description: 'A visit reason the provider accepts (its directory record)' }),
+      offered: Type.Optional(Type.Boolean({ description: 'false: not offered at this provider-location. Default true' })),
+      duration_minutes: Type.Optional(Type.Object({ new: OverrideMinutes('a new patient'), existing: OverrideMinutes('an existing patient') }, { additionalProperties: false })),
+    }, { additionalProperties: false }),
+    { maxItems: 500, description: 'Replaces every override of this provider-location; a reason left out goes back to the directory\'s values' },
+  ),
+  ...ChangeFlags,
+}, { additionalProperties: false });
+
 export const ScheduleOut = Type.Object({
   provider_location_id: Type.String(),
   provider_id: Type.String(),
@@ -89,9 +119,5 @@ export const ScheduleOut = Type.Object({
   accepts_booking_requests_from: Type.Array(Type.String()),
   insurance_managed_at_practice: Type.Boolean(),
   insurance_plan_ids: Type.Array(Type.String()),
-  visit_reasons: Type.Array(Type.Object({
-    visit_reason_id: Type.String(),
-    name: Type.String(),
-    duration_minutes: Type.Object({ new: Type.Integer(), existing: Type.Integer() }),
-  })),
+  visit_reasons: Type.Array(VisitReasonOut),
 });
