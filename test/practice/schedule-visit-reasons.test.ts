@@ -105,6 +105,12 @@ describe(`Practice API visit reasons (${engineName})`, () => {
 
   it('a reason not offered at a provider-location has no slots there and is refused at booking', async () => {
     const d = nyDate(13);
+    const search = async (): Promise<string[]> => {
+      const r = await e.t.app.inject({ url: '/v1/provider_locations?zip_code=85001&visit_reason_id=pc_t60&max_distance_to_patient_mi=50', headers: bearer(e.token) });
+      expect(r.statusCode).toBe(200);
+      return (r.json().data.provider_locations as { provider_location_id: string }[]).map((x) => x.provider_location_id);
+    };
+    expect(await search()).toContain(PL.phx);
     const res = await call('PUT', reasons(PL.phx), staffA, { visit_reasons: [{ visit_reason_id: 'pc_t60', offered: false }] });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.find((r: { visit_reason_id: string }) => r.visit_reason_id === 'pc_t60')).toMatchObject({ offered: false, overridden: true });
@@ -113,10 +119,13 @@ describe(`Practice API visit reasons (${engineName})`, () => {
     const refused = await book(e, PL.phx, thirty[0]!.start_time, { visit_reason_id: 'pc_t60' });
     expect(refused.statusCode).toBe(400);
     expect(fields(refused)).toContain('data.visit_reason_id');
+    // Nor does a search by that visit reason find it there.
+    expect(await search()).not.toContain(PL.phx);
     // An empty list gives every reason back its directory values.
     expect((await call('PUT', reasons(PL.phx), staffA, { visit_reasons: [] })).statusCode).toBe(200);
     expect(await overrides(PL.phx)).toEqual([]);
     expect((await slots(e, PL.phx, { start: d, end: d, visitReasonId: 'pc_t60' })).length).toBeGreaterThan(0);
+    expect(await search()).toContain(PL.phx);
   });
 
   it('400 names every bad field: the schema\'s and reasons the provider does not accept or listed twice', async () => {

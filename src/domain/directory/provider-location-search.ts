@@ -50,6 +50,12 @@ export async function searchProviderLocations(
     filters.push(sql`EXISTS (SELECT 1 FROM provider_location_search s2
       WHERE s2.env = s.env AND s2.provider_location_id = s.provider_location_id AND s2.term = ${`sp:${q.specialtyId}`}::text)`);
   }
+  if (q.visitReasonId) {
+    // A practice may stop offering a visit reason at one provider-location (docs/decisions/0019-practice-visit-reasons.md):
+    // a primary-key probe of its overrides per candidate.
+    filters.push(sql`NOT EXISTS (SELECT 1 FROM provider_location_visit_reasons o
+      WHERE o.env = s.env AND o.provider_location_id = s.provider_location_id AND o.visit_reason_id = ${q.visitReasonId}::text AND NOT o.offered)`);
+  }
   if (q.insurancePlanId) {
     // Only the candidates that passed every other filter reach the provider-location and its practice.
     filters.push(sql`EXISTS (SELECT 1 FROM provider_locations pl
