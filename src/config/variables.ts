@@ -91,10 +91,12 @@ export const configVariables = Type.Object({
     }),
   ),
   DATABASE_REPLICA_MAX_LAG_MS: Type.Integer({
-    minimum: 10,
+    // The check runs at most every 50 ms, and a read may see up to one check interval of lag
+    // besides: a bound below 100 ms would leave the replica unused most of the time.
+    minimum: 100,
     maximum: 600_000,
     default: 1000,
-    description: 'how far behind the primary DATABASE_REPLICA_URL may be (measured by WAL position, checked four times per bound, at most every second) and still serve reads; past it, reads go to DATABASE_URL',
+    description: 'how far behind the primary DATABASE_REPLICA_URL may be (measured by WAL position, checked four times per bound and at least once a second) and still serve reads; past it, reads go to DATABASE_URL',
     'x-field': 'databaseReplicaMaxLagMs',
   }),
   DATA_DIR: Type.String({ default: './data', description: 'embedded database, its attachment files and demo credentials', 'x-field': 'dataDir' }),

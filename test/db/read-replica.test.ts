@@ -34,7 +34,7 @@ describe('read replica configuration', () => {
     expect(c.databaseReplicaUrl).toBe(replica);
     expect(c.databaseReplicaMaxLagMs).toBe(1000);
     expect(loadConfig({}).databaseReplicaUrl).toBeUndefined();
-    expect(() => loadConfig({ DATABASE_REPLICA_MAX_LAG_MS: '5' })).toThrow(/DATABASE_REPLICA_MAX_LAG_MS must be an integer from 10 to 600000/);
+    expect(() => loadConfig({ DATABASE_REPLICA_MAX_LAG_MS: '50' })).toThrow(/DATABASE_REPLICA_MAX_LAG_MS must be an integer from 100 to 600000/);
     expect(replicaCheckIntervalMs(1000)).toBe(250);
     expect(replicaCheckIntervalMs(60_000)).toBe(1000);
   });
