@@ -65,7 +65,7 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
         ...(opts.replicaSchema ? { schema: opts.replicaSchema } : {}),
       })
     : undefined;
-  const replicaLoop = replica ? startLoop(replicaLagJob(replica), logger) : undefined;
+  const replicaLoop = replica ? startLoop(replicaLagJob(replica, logger), logger) : undefined;
   const jobHandles: JobHandles | undefined =
     jobs || replicaLoop
       ? { kicker: (name) => jobs?.kicker(name) ?? (() => {}), stats: () => [...(jobs?.stats() ?? []), ...(replicaLoop ? [replicaLoop.stats()] : [])] }

@@ -133,6 +133,8 @@ describe.runIf(canRunReplicaPair)('read replicas: a real streaming replica besid
       const ready = await readyz(procs[1]!);
       expect(ready.status).toBe('ok');
       expect(ready.replica_lag_ms).toBeGreaterThan(1000);
+      // Each process said so in its log (LOG_LEVEL=warn here).
+      for (const p of procs) expect(p.output()).toMatch(/"replica":"lagging".*read replica not in use/);
     } finally {
       await pair.onReplica('SELECT pg_wal_replay_resume()');
     }
@@ -162,6 +164,8 @@ describe.runIf(canRunReplicaPair)('read replicas: a real streaming replica besid
       const ready = await http('GET', `${p.url}/readyz`);
       expect(ready.status).toBe(200);
       expect(ready.json()).toMatchObject({ status: 'ok', database: 'ok', replica: 'unreachable' });
+      expect(p.output()).toMatch(/"replica":"unreachable".*read replica not in use/);
+      expect(p.output()).not.toMatch(/"level":50/);
     }
     await pair.startReplica();
     await replicaIs('ok', 30_000);
