@@ -87,6 +87,12 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
   if (v.APP_ENV === 'production' && (v.PRODUCTION_DATABASE_URL || v.PRODUCTION_PUBLIC_BASE_URL)) {
     throw new ConfigError('PRODUCTION_DATABASE_URL and PRODUCTION_PUBLIC_BASE_URL belong to the sandbox deployment, whose console grants production access');
   }
+  if (v.DATABASE_REPLICA_URL && !v.DATABASE_URL) {
+    throw new ConfigError('DATABASE_REPLICA_URL needs a PostgreSQL DATABASE_URL (a streaming replica of it); the embedded database has no replicas');
+  }
+  if (v.DATABASE_REPLICA_URL && v.APP_ENV !== 'production') {
+    throw new ConfigError('DATABASE_REPLICA_URL serves production reads only: a sandbox reads its developers\' own writes back at once, from DATABASE_URL (docs/decisions/0020-read-replicas.md)');
+  }
   const publicBaseUrl = stripSlash(v.PUBLIC_BASE_URL ?? `http://127.0.0.1:${v.PORT}`);
   const authUrl = stripSlash(v.AUTH_URL ?? `${publicBaseUrl}/auth`);
   return {
@@ -100,6 +106,8 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     productionDatabaseUrl: v.PRODUCTION_DATABASE_URL,
     productionPublicBaseUrl: v.PRODUCTION_PUBLIC_BASE_URL ? stripSlash(v.PRODUCTION_PUBLIC_BASE_URL) : undefined,
     preparedStatements: v.DATABASE_PREPARED_STATEMENTS,
+    databaseReplicaUrl: v.DATABASE_REPLICA_URL,
+    databaseReplicaMaxLagMs: v.DATABASE_REPLICA_MAX_LAG_MS,
     dataDir: v.DATA_DIR,
     adminToken: v.ADMIN_TOKEN,
     adminPort: v.ADMIN_PORT,

@@ -14,7 +14,10 @@ import { bootstrapSandbox } from './domain/demo/bootstrap.js';
 import { buildApp } from './http/app.js';
 import { closeAdmin, listenAdmin } from './http/admin-listener.js';
 import { loggerOptions } from './http/logger.js';
-import { startJobs } from './jobs/registry.js';
+import { startJobs, type JobHandles } from './jobs/registry.js';
+import { startLoop } from './jobs/loop.js';
+import { replicaLagJob } from './jobs/replica-lag.js';
+import { openReplica, type ReplicaHandle } from './db/replica.js';
 
 export interface RunningService {
   url: string;
@@ -24,6 +27,8 @@ export interface RunningService {
 export interface ServiceOptions {
   /** An already open database (tests); otherwise opened from the configuration and closed on close(). */
   handle?: DatabaseHandle;
+  /** For PostgreSQL: schema first on the replica's search_path, as on `handle`'s (tests and benchmarks on a shared server). */
+  replicaSchema?: string;
   quiet?: boolean;
   /** Run the background jobs in this process too (default true). */
   workers?: boolean;
@@ -51,14 +56,32 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
   // accepted request (so it is applied at once); without them (`serve --no-workers`) the
   // `carebook worker` processes apply it on their next pass.
   const jobs = opts.workers !== false ? startJobs({ db: handle.db, config, engine: handle.engine }, logger) : undefined;
+  // DATABASE_REPLICA_URL: this process's own replica pool and lag check (docs/decisions/0020-read-replicas.md).
+  const replica: ReplicaHandle | undefined = config.databaseReplicaUrl
+    ? await openReplica(handle, {
+        url: config.databaseReplicaUrl,
+        maxLagMs: config.databaseReplicaMaxLagMs,
+        preparedStatements: config.preparedStatements,
+        ...(opts.replicaSchema ? { schema: opts.replicaSchema } : {}),
+      })
+    : undefined;
+  const replicaLoop = replica ? startLoop(replicaLagJob(replica, logger), logger) : undefined;
+  const jobHandles: JobHandles | undefined =
+    jobs || replicaLoop
+      ? { kicker: (name) => jobs?.kicker(name) ?? (() => {}), stats: () => [...(jobs?.stats() ?? []), ...(replicaLoop ? [replicaLoop.stats()] : [])] }
+      : undefined;
+  const stopBackground = async (): Promise<void> => {
+    await Promise.all([jobs?.stop(), replicaLoop?.stop()]);
+    await replica?.close();
+  };
   let app: Awaited<ReturnType<typeof buildApp>>;
   let adminServer: Awaited<ReturnType<typeof listenAdmin>> | undefined;
   try {
-    app = await buildApp({ config, db: handle.db, logger, attachments, ...(jobs ? { jobs } : {}) });
+    app = await buildApp({ config, db: handle.db, logger, attachments, ...(jobHandles ? { jobs: jobHandles } : {}), ...(replica ? { replica } : {}) });
     await app.listen({ port: config.port, host: config.host });
     adminServer = config.adminPort !== undefined && config.adminToken ? await listenAdmin(app, config.adminHost, config.adminPort) : undefined;
   } catch (err) {
-    await jobs?.stop();
+    await stopBackground();
     throw err;
   }
   const address = app.server.address();
@@ -72,9 +95,10 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
     url,
     close: () =>
       (closing ??= (async () => {
-        await jobs?.stop();
+        await Promise.all([jobs?.stop(), replicaLoop?.stop()]);
         if (adminServer) await closeAdmin(adminServer);
         await app.close();
+        await replica?.close();
         if (!opts.handle) await handle.close();
       })()),
   };

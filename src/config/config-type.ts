@@ -27,6 +27,13 @@ export interface Config {
   productionDatabaseUrl: string | undefined;
   /** Sandbox only: the production deployment's public address, for the console's link to it. */
   productionPublicBaseUrl: string | undefined;
+  /**
+   * `DATABASE_REPLICA_URL`: a streaming replica of `databaseUrl` for the directory and availability
+   * reads of production (docs/decisions/0020-read-replicas.md); unset: every read on `databaseUrl`.
+   */
+  databaseReplicaUrl: string | undefined;
+  /** `DATABASE_REPLICA_MAX_LAG_MS`: the replica serves reads only while it is at most this far behind (ms). */
+  databaseReplicaMaxLagMs: number;
   /** Run parameterized statements as prepared statements on PostgreSQL (`DATABASE_PREPARED_STATEMENTS`, default true). */
   preparedStatements: boolean;
   dataDir: string;

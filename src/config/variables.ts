@@ -10,7 +10,8 @@
  * - `x-error-message`: what a bad value must be, when the schema's own words would not say it.
  *
  * An empty variable counts as unset. Rules across variables (ADMIN_PORT differs from PORT, the
- * production minimum of ADMIN_TOKEN, KEY_ENCRYPTION_KEY or its _FILE but not both) are checked by
+ * production minimum of ADMIN_TOKEN, KEY_ENCRYPTION_KEY or its _FILE but not both, DATABASE_REPLICA_URL
+ * only in production on PostgreSQL) are checked by
  * `loadConfig` and stated in the descriptions.
  */
 import { Type, type Static, type TSchema } from 'typebox';
@@ -80,6 +81,24 @@ export const configVariables = Type.Object({
       'x-field': 'productionPublicBaseUrl',
     }),
   ),
+  DATABASE_REPLICA_URL: Type.Optional(
+    Type.String({
+      format: 'postgres-url',
+      description: 'production on PostgreSQL only: a streaming replica (hot standby) of DATABASE_URL that serves the directory and availability reads while its lag is within DATABASE_REPLICA_MAX_LAG_MS; every write, and every read of a request that writes, stays on DATABASE_URL (docs/operator-guide.md, "Read replicas")',
+      'x-error-message': 'must start with postgres:// or postgresql://',
+      'x-secret': 'password',
+      'x-field': 'databaseReplicaUrl',
+    }),
+  ),
+  DATABASE_REPLICA_MAX_LAG_MS: Type.Integer({
+    // The check runs at most every 50 ms, and a read may see up to one check interval of lag
+    // besides: a bound below 100 ms would leave the replica unused most of the time.
+    minimum: 100,
+    maximum: 600_000,
+    default: 1000,
+    description: 'how far behind the primary DATABASE_REPLICA_URL may be (measured by WAL position, checked four times per bound and at least once a second) and still serve reads; past it, reads go to DATABASE_URL',
+    'x-field': 'databaseReplicaMaxLagMs',
+  }),
   DATA_DIR: Type.String({ default: './data', description: 'embedded database, its attachment files and demo credentials', 'x-field': 'dataDir' }),
   ADMIN_TOKEN: Type.Optional(
     Type.String({

@@ -36,13 +36,17 @@ export interface OpenOptions {
   poolSize?: number;
   /** For PostgreSQL: run parameterized statements as named, prepared statements (default true; see fast/prepared-statements.ts). */
   preparedStatements?: boolean;
+  /** For PostgreSQL: the `application_name` the connections report (`pg_stat_activity`). */
+  applicationName?: string;
+  /** For PostgreSQL: give up opening a connection after this long (default: wait as long as the server takes). */
+  connectTimeoutMs?: number;
   /** Wraps the dialect (a benchmark counts and times statements and transactions this way: bench/statement-meter.ts). */
   wrapDialect?: (dialect: Dialect) => Dialect;
 }
 
 /** Opens PGlite or PostgreSQL per the options (docs/api/deployment.md#storage). */
 export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10, opts.preparedStatements ?? true, opts.wrapDialect);
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts);
   return openPGlite(opts);
 }
 
@@ -82,11 +86,15 @@ function splitOptions(url: string): { url: string; options: string } {
   return { url: u.toString(), options };
 }
 
-async function openPostgres(given: string, schema: string | undefined, max: number, prepared: boolean, wrap?: (d: Dialect) => Dialect): Promise<DatabaseHandle> {
+async function openPostgres(given: string, opts: OpenOptions): Promise<DatabaseHandle> {
+  const { schema, wrapDialect: wrap } = opts;
+  const prepared = opts.preparedStatements ?? true;
   const { url, options } = splitOptions(given);
   const pool = new pg.Pool({
     connectionString: url,
-    max,
+    max: opts.poolSize ?? 10,
+    ...(opts.applicationName ? { application_name: opts.applicationName } : {}),
+    ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         KEEP_AS_TEXT.includes(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,

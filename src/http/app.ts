@@ -11,6 +11,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { ReplicaState } from '../db/replica-state.js';
 import type { BookingOutcomePolicy } from '../domain/appointments/outcome-policy.js';
 import type { TokenVerifier } from '../domain/credentials/principal.js';
 import { sandboxBookingOutcomes } from '../domain/sandbox/booking-outcomes.js';
@@ -79,6 +80,12 @@ export interface AppDeps {
    * files under `${DATA_DIR}/attachments` on the embedded engine; by default the database row.
    */
   attachments?: AttachmentStore;
+  /**
+   * The read replica of a production deployment (`DATABASE_REPLICA_URL`, src/db/replica.ts): its
+   * reads handle serves the directory and availability reads; its state shows in `/readyz` and
+   * `/metrics`. Every other statement goes to `db` (docs/decisions/0020-read-replicas.md).
+   */
+  replica?: { reads: Db; state: ReplicaState };
 }
 
 /** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
@@ -99,6 +106,10 @@ const logs = (log: FastifyBaseLogger, level: 'debug' | 'info'): boolean => (LEVE
 /** Builds the application (docs/api/README.md, docs/api/deployment.md#configuration). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db } = deps;
+  // Directory and availability reads: on the replica in production when there is one (it falls back
+  // to the primary by itself). A sandbox reads from the primary, so that a developer's own writes
+  // show at once (docs/decisions/0020-read-replicas.md, "The sandbox").
+  const reads = deps.replica && config.appEnv === 'production' ? deps.replica.reads : db;
   const attachments = deps.attachments ?? databaseAttachmentStore();
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as unknown as FastifyBaseLogger } : { logger: loggerOptions(config.logLevel) }),
@@ -178,9 +189,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => clearTimeout(forceTimer));
 
   installErrorHandlers(app);
-  const registry = installMetrics(app, deps.jobs);
+  const registry = installMetrics(app, deps.jobs, deps.replica?.state);
   await installOpenApi(app, config);
-  healthRoutes(app, db, registry);
+  healthRoutes(app, db, registry, deps.replica?.state);
 
   const keys = new KeyStore(db, config.appEnv, keyEncryptionOf(config));
   const limiter = createRateLimiter({ db, defaultPerMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
@@ -202,7 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Appointment writes of `/v1` and of the Practice API wake the practice's live event streams (decision 0014, "Live calendar").
   const appointmentChanges = new ChangeSignal();
   await app.register(appointmentRoutes, { config, db, outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes, onAppointmentChange: () => appointmentChanges.notify() });
-  await app.register(availabilityRoutes, { config, db });
+  await app.register(availabilityRoutes, { config, reads });
   await app.register(calendarRoutes, { config, db });
 
   // The Practice API (issue #18, docs/decisions/0014-practice-workspace.md): its own guard and the
@@ -238,7 +249,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   // Directory and reference operations (issue #4).
-  await app.register(directoryRoutes, { config, db, kickInsuranceMappings: deps.jobs?.kicker('insurance-mappings') ?? (() => {}) });
+  await app.register(directoryRoutes, { config, db, reads, kickInsuranceMappings: deps.jobs?.kicker('insurance-mappings') ?? (() => {}) });
 
   // Credential operations: anonymous tokens and secret rotation (issue #3).
   await app.register(credentialRoutes, { config, db, keys });

@@ -28,6 +28,8 @@ export const LOGGABLE_FIELDS: ReadonlySet<string> = new Set([
   'change', 'practice_id', 'user_id', 'provider_id', 'provider_location_id', 'time_off_id', 'stranded_count',
   // An attachment whose stored bytes failed their check (docs/decisions/0016-attachment-files.md): its opaque id.
   'attachment_id',
+  // The read replica's condition and lag when it changes (src/jobs/replica-lag.ts): a word and a number.
+  'replica', 'lag_ms',
 ]);
 
 /** Logs `path?name1&name2` without values: query values may carry patient identifiers. */

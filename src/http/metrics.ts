@@ -7,10 +7,14 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobHandles } from '../jobs/registry.js';
 import type { JobStats } from '../jobs/loop.js';
+import type { ReplicaState } from '../db/replica-state.js';
 import { RouteHistogram } from './route-histogram.js';
 
-/** Creates the app's registry: default process metrics, HTTP metrics and, when `jobs` run in this process, theirs. */
-export function installMetrics(app: FastifyInstance, jobs?: JobHandles): Registry {
+/**
+ * Creates the app's registry: default process metrics, HTTP metrics and, when `jobs` run in this
+ * process, theirs; with a read replica, whether it serves reads and its lag.
+ */
+export function installMetrics(app: FastifyInstance, jobs?: JobHandles, replica?: ReplicaState): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'carebook_' });
   const duration = new RouteHistogram(
@@ -33,7 +37,30 @@ export function installMetrics(app: FastifyInstance, jobs?: JobHandles): Registr
     done();
   });
   if (jobs) installJobMetrics(registry, jobs);
+  if (replica) installReplicaMetrics(registry, replica);
   return registry;
+}
+
+/** The read replica's state as this process sees it (docs/operator-guide.md, "Read replicas"). */
+function installReplicaMetrics(registry: Registry, replica: ReplicaState): void {
+  new Gauge({
+    name: 'carebook_replica_usable',
+    help: '1 while the read replica serves the directory and availability reads, 0 while they go to the primary',
+    registers: [registry],
+    collect() {
+      this.set(replica.usable() ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'carebook_replica_lag_seconds',
+    help: 'How far the read replica is behind the primary, by WAL position (absent while unreachable or unknown)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      const lag = replica.lagMs();
+      if (lag !== undefined) this.set(lag / 1000);
+    },
+  });
 }
 
 /** The jobs' counters, read from the loops whenever `/metrics` is scraped. */

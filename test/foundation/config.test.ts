@@ -34,6 +34,8 @@ describe('configuration', () => {
       audience: 'http://127.0.0.1:8080/',
       appEnv: 'sandbox',
       databaseUrl: undefined,
+      databaseReplicaUrl: undefined,
+      databaseReplicaMaxLagMs: 1000,
       preparedStatements: true,
       dataDir: './data',
       adminToken: undefined,

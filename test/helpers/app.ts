@@ -12,10 +12,10 @@ import type { DatabaseHandle } from '../../src/db/database.js';
 import { attachmentStoreFor } from '../../src/domain/attachments/store-for.js';
 import type { AttachmentStore } from '../../src/domain/attachments/store.js';
 import { createDeveloper, type NewDeveloper } from '../../src/domain/developers/create-developer.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, type AppDeps } from '../../src/http/app.js';
 import { insuranceMappingsJob } from '../../src/jobs/insurance-mappings.js';
 import { startJobs } from '../../src/jobs/registry.js';
-import { freshDatabase } from './db.js';
+import { freshDatabase, type TestDatabase } from './db.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -55,16 +55,33 @@ export function testPort(): number {
  * runs beside it (kicked by the API, as in `serve`), so accepted mapping requests get applied; the
  * other background jobs run only where a test starts them.
  */
-export async function testApp(env: Record<string, string> = {}, opts: { insuranceMappingJob?: boolean; practiceEventPollMs?: number } = {}): Promise<TestApp> {
+export async function testApp(
+  env: Record<string, string> = {},
+  opts: {
+    insuranceMappingJob?: boolean;
+    practiceEventPollMs?: number;
+    /** A read replica beside the test database (test/db/read-replica.test.ts opens a stand-in for one); closed with the app. */
+    replica?: (handle: TestDatabase) => Promise<NonNullable<AppDeps['replica']> & { close(): Promise<void> }>;
+  } = {},
+): Promise<TestApp> {
   const handle = await freshDatabase();
+  const replica = opts.replica ? await opts.replica(handle) : undefined;
   const dataDir = await mkdtemp(join(tmpdir(), 'carebook-test-data-'));
   const attachments = await attachmentStoreFor(handle.engine, dataDir);
   const port = testPort();
   const config = loadConfig({ PORT: String(port), ADMIN_TOKEN: 'test-admin-token-0123456789abcdefgh', LOG_LEVEL: 'silent', KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, ...env });
   const jobs =
     opts.insuranceMappingJob === false ? undefined : startJobs({ db: handle.db, config, engine: handle.engine }, pino({ level: 'silent' }), [insuranceMappingsJob]);
-  const app = await buildApp({ config, db: handle.db, attachments, ...(jobs ? { jobs } : {}), ...(opts.practiceEventPollMs ? { practiceEventPollMs: opts.practiceEventPollMs } : {}) }).catch(async (err: unknown) => {
+  const app = await buildApp({
+    config,
+    db: handle.db,
+    attachments,
+    ...(jobs ? { jobs } : {}),
+    ...(opts.practiceEventPollMs ? { practiceEventPollMs: opts.practiceEventPollMs } : {}),
+    ...(replica ? { replica } : {}),
+  }).catch(async (err: unknown) => {
     await jobs?.stop();
+    await replica?.close();
     await handle.close();
     await rm(dataDir, { recursive: true, force: true });
     throw err;
@@ -85,6 +102,7 @@ export async function testApp(env: Record<string, string> = {}, opts: { insuranc
     async close() {
       await jobs?.stop();
       await app.close();
+      await replica?.close();
       await handle.close();
       await rm(dataDir, { recursive: true, force: true });
     },

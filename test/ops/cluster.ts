@@ -139,10 +139,11 @@ export interface Tenant {
 
 /**
  * Onboards a developer through the admin API, loads the scheduling test directory into its
- * directory, points its webhooks at `webhookUrl`, and gets a client-credentials token.
+ * directory, points its webhooks at `webhookUrl`, and gets a client-credentials token. `adminToken`:
+ * a production service's own (production wants at least 32 characters).
  */
-export async function onboard(base: string, audience: string, webhookUrl?: string, webhookKey?: string): Promise<Tenant> {
-  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+export async function onboard(base: string, audience: string, webhookUrl?: string, webhookKey?: string, adminToken = ADMIN_TOKEN): Promise<Tenant> {
+  const admin = { authorization: `Bearer ${adminToken}` };
   const dev = await http('POST', `${base}/admin/v1/developers`, { name: 'Ops developer' }, admin);
   if (dev.status !== 201) throw new Error(`developer create: ${dev.status} ${dev.body}`);
   const d = dev.json<{ developer_id: string; client_id: string; client_secret: string }>();

@@ -19,7 +19,11 @@ import { errorResponses } from '../common-schemas.js';
 
 export interface AvailabilityRouteDeps {
   config: Config;
-  db: Db;
+  /**
+   * The handle the availability reads use: the read replica in production when there is one, else
+   * the primary (docs/decisions/0020-read-replicas.md). The route writes nothing.
+   */
+  reads: Db;
 }
 
 
@@ -49,7 +53,7 @@ const AvailabilityResponse = Type.Object({
 
 const slotOut = (s: Timeslot) => ({ start_time: s.startTime, visit_reason_id: s.visitReasonId });
 
-export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps> = async (app, { config, db }) => {
+export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps> = async (app, { config, reads: db }) => {
   // One memo of local-time conversions per application (bounded), shared by its requests.
   const sharedClock = new LocalClock();
   app.get(

@@ -8,7 +8,13 @@ import { principalOf } from '../../../http/auth-guard.js';
 
 export interface DirectoryDeps {
   config: Config;
+  /** The primary: writes (insurance-mapping change requests) and the reads of a request that writes. */
   db: Db;
+  /**
+   * Directory reads: the read replica in production when there is one, else `db`
+   * (docs/decisions/0020-read-replicas.md). Never given a write.
+   */
+  reads: Db;
   /** The application's memo of availability summaries for listings (src/domain/availability/summary-cache.ts). */
   availabilityCache?: AvailabilityCache;
 }

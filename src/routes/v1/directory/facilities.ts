@@ -8,7 +8,7 @@ import { callerOf, type DirectoryDeps } from './context.js';
 import { facilitySearchParameters, MAX_NPIS } from '../../../domain/directory/search-parameters.js';
 import { Facility, MaxDistance, ZipCode } from './schemas.js';
 
-export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db }) => {
+export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db }) => {
   const anyToken = app.guard({ allowAnonymous: true });
 
   app.get(

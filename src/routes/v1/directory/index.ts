@@ -14,9 +14,11 @@ import { referenceRoutes } from './reference.js';
 import { schedulableEntityRoutes } from './schedulable-entities.js';
 
 export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & { kickInsuranceMappings: () => void }> = async (app, deps) => {
-  const { config, db } = deps;
+  const { config, db, reads } = deps;
 
-  const base = { config, db };
+  // Every GET below reads through `reads` (the replica when there is one); the one write, the
+  // insurance-mapping change request, is the only route that uses `db` (docs/decisions/0020-read-replicas.md).
+  const base = { config, db, reads };
   // Availability summaries in listings may be up to a minute old (src/domain/availability/summary-cache.ts).
   const listing = { ...base, availabilityCache: deps.availabilityCache ?? new AvailabilityCache() };
   await app.register(referenceRoutes, base);

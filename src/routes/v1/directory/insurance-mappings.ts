@@ -12,7 +12,7 @@ import { errorResponses } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
 import { InsuranceMappings } from './schemas.js';
 
-export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & { kickJob: () => void }> = async (app, { config, db, kickJob }) => {
+export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & { kickJob: () => void }> = async (app, { config, db, reads, kickJob }) => {
   const Params = Type.Object({ provider_location_id: Type.String({ maxLength: 500 }) });
   const checkId = (id: string): void => {
     if (!isProviderLocationId(id)) throw invalidInput('provider_location_id', 'must be a provider-location id: pr_<id>|lo_<id>');
@@ -31,7 +31,7 @@ export const insuranceMappingRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & {
     },
     async (req) => {
       checkId(req.params.provider_location_id);
-      const m = await getInsuranceMappings(db, callerOf(req, config), req.params.provider_location_id);
+      const m = await getInsuranceMappings(reads, callerOf(req, config), req.params.provider_location_id);
       if (!m) throw notFound(`no provider-location ${req.params.provider_location_id} in your directory`, 'provider_location_id');
       return { request_id: String(req.id), data: m };
     },

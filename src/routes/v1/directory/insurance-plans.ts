@@ -7,7 +7,7 @@ import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-sc
 import type { DirectoryDeps } from './context.js';
 import { CareCategory, InsurancePlan, PlanStatus, PlanType, ProgramType } from './schemas.js';
 
-export const insurancePlanRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db }) => {
+export const insurancePlanRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db }) => {
   const anyToken = app.guard({ allowAnonymous: true });
 
   app.get(

@@ -14,7 +14,7 @@ import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-sc
 import { callerOf, type DirectoryDeps } from './context.js';
 import { MaxDistance, ProviderLocation, ProviderSearchProvider, ZipCode } from './schemas.js';
 
-export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db, availabilityCache }) => {
+export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db, availabilityCache }) => {
   const anyToken = app.guard({ allowAnonymous: true });
   const PlanId = Type.String({ maxLength: 200 });
 

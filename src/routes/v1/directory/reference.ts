@@ -11,7 +11,7 @@ import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-sc
 import { callerOf, type DirectoryDeps } from './context.js';
 import { CareCategory, Specialty, VisitReason } from './schemas.js';
 
-export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db }) => {
+export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db }) => {
   const anyToken = app.guard({ allowAnonymous: true });
 
   app.get(

@@ -10,7 +10,7 @@ import { commaList, errorResponses, nextUrl, pageEnvelope, pagingQuery } from '.
 import { callerOf, type DirectoryDeps } from './context.js';
 import { RecentChangeSummary, SchedulableEntity } from './schemas.js';
 
-export const schedulableEntityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, db, availabilityCache }) => {
+export const schedulableEntityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db, availabilityCache }) => {
   app.get(
     '/v1/schedulable_entities',
     {
