@@ -9,7 +9,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 import type { PatientType } from '../patient-type.js';
 import { DAY_MS, wallMinutes } from './local-time.js';
-import { loadDurations, type DurationData } from './visit-reason-durations.js';
+import { directoryDurationsJsonSql, overridesJsonSql, readDurationsJson, type DurationData } from './visit-reason-durations.js';
 
 export interface ProviderLocationContext {
   id: string;
@@ -173,7 +173,7 @@ export function parseWeeklyBlocks(text: string | null): WeeklyBlock[] {
 }
 
 /**
- * Everything else for `pls` within `[fromMs, toMs)`; holds are skipped when `withHolds` is false.
+ * Everything else for `pls` within `[fromMs, toMs)`, read in one statement; holds are skipped when `withHolds` is false.
  * `blocks` may carry weekly schedules the caller has already read (then they are not queried).
  */
 export async function loadScheduleData(
@@ -190,55 +190,56 @@ export async function loadScheduleData(
   const from = new Date(window.fromMs);
   const to = new Date(window.toMs);
 
-  // Independent reads, issued together (a pool runs them in parallel; a transaction queues them).
+  const { fromDate, toDate } = timeOffDates(window);
+  // One statement, one round trip (issue #20 §6): on the embedded engine every statement is a turn of
+  // the one thread it shares with the API, and on PostgreSQL five statements took five connections.
   // Id lists travel as one array parameter (`= ANY`), whatever their length.
-  const [durations, blockRows, pushedRows, holdRows, timeOffRows] = await Promise.all([
-    loadDurations(db, env, ids, opts.visitReasonIds),
-    opts.blocks
-      ? Promise.resolve([])
-      : sql<{ id: string; blocks: string | null }>`
-          SELECT ws.provider_location_id AS id, ${weeklyBlocksAggSql()} AS blocks
-          FROM weekly_schedules ws
-          WHERE ws.env = ${env} AND ws.provider_location_id = ANY(${ids}::text[])
-          GROUP BY ws.provider_location_id`.execute(db).then((r) => r.rows),
-    db
-      .selectFrom('calendar_timeslots')
-      .select(['provider_id', 'location_id', 'local_date', 'start_utc', 'allowed_visit_reason_ids', 'excluded_visit_reason_ids', 'patient_type'])
-      .where('env', '=', env)
-      .where('provider_id', '=', sql<string>`ANY(${providerIds}::text[])`)
-      .where('start_utc', '>=', from)
-      .where('start_utc', '<', to)
-      .execute(),
-    opts.withHolds
-      ? sql<{ provider_id: string; s: Date; e: Date }>`
-          SELECT provider_id, lower(during) AS s, upper(during) AS e
-          FROM appointment_holds
-          WHERE env = ${env} AND provider_id = ANY(${providerIds}::text[]) AND during && tstzrange(${from}, ${to})
-          ORDER BY provider_id, lower(during)`.execute(db).then((r) => r.rows)
-      : Promise.resolve([]),
-    loadTimeOff(db, env, providerIds, window),
-  ]);
-  for (const [providerId, spans] of timeOffRows) data.timeOff.set(providerId, spans);
-  for (const r of blockRows) data.blocks.set(r.id, parseWeeklyBlocks(r.blocks));
-  data.durations = durations.durations;
-  data.overrides = durations.overrides;
-  for (const r of pushedRows) {
-    const plId = `${r.provider_id}|${r.location_id}`;
-    if (!pls.has(plId)) continue;
-    let list = data.pushed.get(plId);
-    if (!list) data.pushed.set(plId, (list = []));
-    list.push({
-      localDate: String(r.local_date).slice(0, 10),
-      startMs: new Date(r.start_utc).getTime(),
-      allowed: r.allowed_visit_reason_ids,
-      excluded: r.excluded_visit_reason_ids,
-      patientType: r.patient_type,
-    });
+  const { rows } = await sql<{ durations: unknown; overrides: unknown; blocks: unknown; pushed: unknown; holds: unknown; time_off: unknown }>`
+    SELECT
+      ${directoryDurationsJsonSql(env, opts.visitReasonIds)} AS durations,
+      ${overridesJsonSql(env, ids)} AS overrides,
+      ${opts.blocks
+        ? sql`NULL::json`
+        : sql`(SELECT json_agg(json_build_object('id', b.id, 'blocks', b.blocks)) FROM (
+            SELECT ws.provider_location_id AS id, ${weeklyBlocksAggSql()} AS blocks
+            FROM weekly_schedules ws
+            WHERE ws.env = ${env} AND ws.provider_location_id = ANY(${ids}::text[])
+            GROUP BY ws.provider_location_id) b)`} AS blocks,
+      (SELECT json_agg(json_build_object(
+                'pl', ct.provider_id || '|' || ct.location_id, 'local_date', ct.local_date::text,
+                'start_ms', (extract(epoch FROM ct.start_utc) * 1000)::float8,
+                'allowed', ct.allowed_visit_reason_ids, 'excluded', ct.excluded_visit_reason_ids, 'patient_type', ct.patient_type) ORDER BY ct.start_utc)
+         FROM calendar_timeslots ct
+         WHERE ct.env = ${env} AND ct.provider_id = ANY(${providerIds}::text[]) AND ct.start_utc >= ${from} AND ct.start_utc < ${to}) AS pushed,
+      ${opts.withHolds
+        ? sql`(SELECT json_agg(json_build_array(h.provider_id, (extract(epoch FROM lower(h.during)) * 1000)::float8,
+                  (extract(epoch FROM upper(h.during)) * 1000)::float8) ORDER BY h.provider_id, lower(h.during))
+            FROM appointment_holds h
+            WHERE h.env = ${env} AND h.provider_id = ANY(${providerIds}::text[]) AND h.during && tstzrange(${from}, ${to}))`
+        : sql`NULL::json`} AS holds,
+      (SELECT json_agg(json_build_object(
+                'provider_id', t.provider_id, 'provider_location_id', t.provider_location_id, 'start_date', t.start_date::text,
+                'end_date', t.end_date::text, 'start_local', to_char(t.start_local, 'HH24:MI'), 'end_local', to_char(t.end_local, 'HH24:MI')))
+         FROM time_off t
+         WHERE t.env = ${env} AND t.provider_id = ANY(${providerIds}::text[]) AND t.start_date <= ${toDate}::date AND t.end_date >= ${fromDate}::date) AS time_off`.execute(db);
+  const r = rows[0]!;
+  readDurationsJson(data, r.durations, r.overrides);
+  for (const b of driverJson<{ id: string; blocks: string | null }[]>(r.blocks) ?? []) data.blocks.set(b.id, parseWeeklyBlocks(b.blocks));
+  for (const p of driverJson<(PushedSlotJson & { pl: string })[]>(r.pushed) ?? []) {
+    if (!pls.has(p.pl)) continue;
+    let list = data.pushed.get(p.pl);
+    if (!list) data.pushed.set(p.pl, (list = []));
+    list.push(pushedSlotOf(p));
   }
-  for (const r of holdRows) {
-    let list = data.holds.get(r.provider_id);
-    if (!list) data.holds.set(r.provider_id, (list = []));
-    list.push([new Date(r.s).getTime(), new Date(r.e).getTime()]);
+  for (const [providerId, s, e] of driverJson<[string, number, number][]>(r.holds) ?? []) {
+    let list = data.holds.get(providerId);
+    if (!list) data.holds.set(providerId, (list = []));
+    list.push([s, e]);
+  }
+  for (const t of driverJson<(TimeOffJson & { provider_id: string })[]>(r.time_off) ?? []) {
+    let list = data.timeOff.get(t.provider_id);
+    if (!list) data.timeOff.set(t.provider_id, (list = []));
+    list.push(timeOffSpanOf(t));
   }
   return data;
 }
@@ -289,34 +290,4 @@ export function timeOffSpanOf(r: TimeOffJson): TimeOffSpan {
  */
 export function timeOffDates(window: { fromMs: number; toMs: number }): { fromDate: string; toDate: string } {
   return { fromDate: new Date(window.fromMs - DAY_MS).toISOString().slice(0, 10), toDate: new Date(window.toMs + DAY_MS).toISOString().slice(0, 10) };
-}
-
-/**
- * Time off of `providerIds` whose local dates may touch the UTC window (a day of slack either side
- * covers every zone), by provider id.
- */
-export async function loadTimeOff(
-  db: Kysely<Database>,
-  env: Env,
-  providerIds: string[],
-  window: { fromMs: number; toMs: number },
-): Promise<Map<string, TimeOffSpan[]>> {
-  const out = new Map<string, TimeOffSpan[]>();
-  if (providerIds.length === 0) return out;
-  const { fromDate, toDate } = timeOffDates(window);
-  const rows = await db
-    .selectFrom('time_off')
-    .select(['provider_id', 'provider_location_id', sql<string>`start_date::text`.as('start_date'), sql<string>`end_date::text`.as('end_date'),
-      sql<string | null>`to_char(start_local, 'HH24:MI')`.as('start_local'), sql<string | null>`to_char(end_local, 'HH24:MI')`.as('end_local')])
-    .where('env', '=', env)
-    .where('provider_id', '=', sql<string>`ANY(${providerIds}::text[])`)
-    .where('start_date', '<=', toDate)
-    .where('end_date', '>=', fromDate)
-    .execute();
-  for (const r of rows) {
-    let list = out.get(r.provider_id);
-    if (!list) out.set(r.provider_id, (list = []));
-    list.push(timeOffSpanOf(r));
-  }
-  return out;
 }
