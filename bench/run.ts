@@ -18,7 +18,10 @@
  * and results.md is left alone).
  *
  * Scenario groups (bench/scenarios.ts) run in order, each prepared and measured before the next
- * prepares. Every measurement, baselines included, runs autocannon in a worker thread.
+ * prepares. Every measurement, baselines included, runs autocannon in a worker thread. The service
+ * runs as `buildApp` makes it, without the background jobs `npm start` adds (the booking evaluator,
+ * summary refresh, webhook delivery): bookings stay pending, and the jobs' own cost is measured by
+ * bench/evaluator.ts and the directory group's refresh figures.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
