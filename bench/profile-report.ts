@@ -22,6 +22,8 @@ export interface PathRun {
   /** The server process's main thread's CPU time over the profiled window, µs. */
   processCpuUs: number;
   settleMs: number;
+  /** Appointments the evaluator had not yet evaluated when the profile stopped. */
+  dueLeft: number;
   logLines: number;
   /** PostgreSQL: CPU time of the backends serving the server's connections, µs. */
   serverUs?: number;
@@ -34,11 +36,11 @@ const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / who
 export function cpuTable(runs: PathRun[]): string {
   const cats = BUSY.filter((c) => runs.some((r) => r.breakdown.us[c] > 0));
   const hasServer = runs.some((r) => r.serverUs !== undefined);
-  const head = ['path', 'side', 'req', 'req/s', 'log lines/req', 'load', 'CPU µs/req (main thread)', 'sampled µs/req', ...(hasServer ? ['PostgreSQL µs/req'] : []), ...cats.map((c) => `${c} %`)];
+  const head = ['path', 'side', 'req', 'req/s', 'log lines/req', 'left due', 'load', 'CPU µs/req (main thread)', 'sampled µs/req', ...(hasServer ? ['PostgreSQL µs/req'] : []), ...cats.map((c) => `${c} %`)];
   const rows = runs.map((r) => {
     const b = r.breakdown;
     return [
-      r.path, r.side, `${r.requests}${r.non2xx ? ` (${r.non2xx} non-2xx)` : ''}`, String(r.rps), (r.logLines / r.requests).toFixed(2), r.load1.toFixed(2),
+      r.path, r.side, `${r.requests}${r.non2xx ? ` (${r.non2xx} non-2xx)` : ''}`, String(r.rps), (r.logLines / r.requests).toFixed(2), String(r.dueLeft), r.load1.toFixed(2),
       (r.processCpuUs / r.requests).toFixed(0), (b.busyUs / r.requests).toFixed(0),
       ...(hasServer ? [r.serverUs !== undefined ? (r.serverUs / r.requests).toFixed(0) : '-'] : []),
       ...cats.map((c) => pct(b.us[c], b.busyUs)),
@@ -58,7 +60,7 @@ export function topFunctions(run: PathRun, n: number): string[] {
 /** Replaces (or appends) this engine's section of `file`; returns the section. */
 export async function writeProfileSection(
   file: string,
-  input: { engine: string; beforeCommit: string; started: Date; runs: PathRun[]; load: number[] },
+  input: { engine: string; before: string[]; started: Date; runs: PathRun[]; load: number[] },
 ): Promise<string> {
   const kind = input.engine.startsWith('PostgreSQL') ? 'PostgreSQL' : 'PGlite';
   const head = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
@@ -67,9 +69,9 @@ export async function writeProfileSection(
     heading,
     '',
     `_Written by \`node --import tsx bench/profile.ts\`${kind === 'PostgreSQL' ? ' with `BENCH_DATABASE_URL`' : ''} (method and category rules: docs/performance.md, "Per-request CPU breakdown (issue #20 §1)"). ` +
-      `${input.started.toISOString()} · ${input.engine} · Node ${process.version} · before = ${input.beforeCommit}, after = ${head} · load average at the end ${input.load.map((l) => l.toFixed(2)).join(' ')} (2 cores, shared)._`,
+      `${input.started.toISOString()} · ${input.engine} · Node ${process.version} · before: ${input.before.join(', ')}; after: ${head} · load average at the end ${input.load.map((l) => l.toFixed(2)).join(' ')} (2 cores, shared)._`,
     '',
-    'Each row is one child process serving one path under V8\'s sampling profiler, from the start of the measured requests until the process has settled after them. `CPU µs/req` is the user + system time of the server\'s main thread meanwhile (from /proc, ÷ requests); `sampled µs/req` the profile\'s non-idle sample time ÷ requests, which counts wall time (it exceeds the CPU time when the host makes the thread wait); the category shares are of the sampled time.',
+    'Each row is one child process serving one path under V8\'s sampling profiler, from the start of the measured requests until the process has settled after them. `CPU µs/req` is the user + system time of the server\'s main thread meanwhile (from /proc, ÷ requests); `sampled µs/req` the profile\'s non-idle sample time ÷ requests, which counts wall time (it exceeds the CPU time when the host makes the thread wait); the category shares are of the sampled time. `left due`: bookings the evaluator had not evaluated when the profile stopped (its work on the others is in the row).',
     '',
     cpuTable(input.runs),
     '',

@@ -1,7 +1,7 @@
 /**
  * Per-request CPU breakdown of the service (issue #20 §1; docs/performance.md, "Per-request CPU
- * breakdown (issue #20 §1)"): for each source tree (`before`: commit 800dbbe's `src`, extracted
- * with `git archive` into a temporary directory; `after`: ./src) and each path (a read
+ * breakdown (issue #20 §1)"): for each source tree (the commits of `--before`, each one's `src`
+ * extracted with `git archive` into a temporary directory, then `after`: ./src) and each path (a read
  * `GET /v1/appointments/{id}`, a booking `POST /v1/appointments` and availability for one
  * provider-location's default window), the service runs in its own child process
  * (bench/profile-server.ts) with V8's sampling profiler on, this process drives a fixed number of
@@ -9,7 +9,7 @@
  * categories (bench/cpu-profile-categories.ts). On PostgreSQL the server backends serving the
  * child's connections are found by their client ports and their CPU time read from /proc.
  *
- * `node --import tsx bench/profile.ts [--before <commit>] [--sides before,after] [--paths read,booking,availability]`
+ * `node --import tsx bench/profile.ts [--before <commit>[,<commit>…]] [--paths read,booking,availability]`
  * Embedded PGlite in memory by default; `BENCH_DATABASE_URL` for PostgreSQL (a scratch schema per
  * run). Writes its engine's section of bench/results.md. Profiles stay in temporary directories.
  */
@@ -141,13 +141,13 @@ async function runPath(side: string, src: string, path: PathName, runNo: number,
     const serverUs = server0 && server1 ? [...server1].reduce((s, [pid, ms]) => s + (ms - (server0.get(pid) ?? 0)), 0) * 1000 : undefined;
     const r: PathRun = {
       side, path, requests: run.sent, non2xx: run.non2xx, rps: run.rps, p50: run.p50, p99: run.p99, load1,
-      breakdown, processCpuUs: stopped.cpuUs, settleMs: stopped.settleMs, logLines: logLines - logs0,
+      breakdown, processCpuUs: stopped.cpuUs, settleMs: stopped.settleMs, dueLeft: stopped.dueLeft, logLines: logLines - logs0,
       ...(serverUs !== undefined ? { serverUs } : {}),
     };
     say(
       `  ${side} ${path}: ${r.requests} requests (${r.non2xx} non-2xx) in ${(stopped.wallMs / 1000).toFixed(1)} s (${(stopped.settleMs / 1000).toFixed(1)} s of it settling), ` +
         `main thread ${(r.processCpuUs / r.requests).toFixed(0)} µs/req, sampled ${(breakdown.busyUs / r.requests).toFixed(0)} µs/req` +
-        `${serverUs !== undefined ? `, PostgreSQL backends ${(serverUs / r.requests).toFixed(0)} µs/req` : ''}; load ${load1.toFixed(2)}`,
+        `${serverUs !== undefined ? `, PostgreSQL backends ${(serverUs / r.requests).toFixed(0)} µs/req` : ''}; ${r.dueLeft} left due; load ${load1.toFixed(2)}`,
     );
     return r;
   } finally {
@@ -163,26 +163,37 @@ async function runPath(side: string, src: string, path: PathName, runNo: number,
   }
 }
 
+/**
+ * The trees measured, in order: each commit of `--before` (comma-separated; default the commit
+ * before the first issue #20 change, 36b1beb~1, and 800dbbe, after the logging change but before
+ * the rest), then `after` (./src).
+ */
+function sidesOf(before: string): { label: string; ref?: string }[] {
+  const refs = before.split(',').filter(Boolean);
+  const short = (ref: string) => execSync(`git -C ${JSON.stringify(ROOT)} rev-parse --short ${JSON.stringify(`${ref}^{commit}`)}`, { encoding: 'utf8' }).trim();
+  return [...refs.map((ref) => ({ label: short(ref), ref })), { label: 'after' }];
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { before: { type: 'string', default: '800dbbe' }, sides: { type: 'string', default: 'before,after' }, paths: { type: 'string', default: 'read,booking,availability' } } });
+  const { values } = parseArgs({ options: { before: { type: 'string', default: '36b1beb~1,800dbbe' }, paths: { type: 'string', default: 'read,booking,availability' } } });
   const dbUrl = process.env.BENCH_DATABASE_URL || undefined;
   const engine = dbUrl ? `PostgreSQL (${new URL(dbUrl).host})` : 'PGlite (in memory)';
   const paths = values.paths!.split(',') as PathName[];
-  const sides = values.sides!.split(',');
-  const before = sides.includes('before') ? treeOf(values.before!) : undefined;
+  const sides = sidesOf(values.before!);
+  const trees = new Map(sides.filter((s) => s.ref).map((s) => [s.label, treeOf(s.ref!)]));
   const started = new Date();
-  say(`Per-request CPU profile on ${engine}: before = ${values.before}, after = HEAD; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  say(`Per-request CPU profile on ${engine}: ${sides.map((s) => s.label).join(', ')} (after = ./src); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const runs: PathRun[] = [];
   try {
     let n = 0;
     for (const path of paths) {
-      // Before and after of one path back to back, so they meet the same phase of the machine.
-      for (const side of sides) runs.push(await runPath(side, side === 'before' ? before!.src : join(ROOT, 'src'), path, n++, dbUrl));
+      // The trees of one path back to back, so they meet the same phase of the machine.
+      for (const side of sides) runs.push(await runPath(side.label, trees.get(side.label)?.src ?? join(ROOT, 'src'), path, n++, dbUrl));
     }
   } finally {
-    before?.cleanup();
+    for (const t of trees.values()) t.cleanup();
   }
-  const section = await writeProfileSection(join(import.meta.dirname, 'results.md'), { engine, beforeCommit: values.before!, started, runs, load: loadavg() });
+  const section = await writeProfileSection(join(import.meta.dirname, 'results.md'), { engine, before: sides.filter((s) => s.ref).map((s) => `${s.label} (${s.ref})`), started, runs, load: loadavg() });
   say(`\n${section}`);
 }
 
