@@ -85,7 +85,10 @@ export interface Breakdown {
   /** Non-idle microseconds (everything but `idle`). */
   busyUs: number;
   samples: number;
-  /** Self time per function (`name url:line`), non-idle, in µs. */
+  /**
+   * Self time per function (`name url:line`, and `[category]` after a looked-through frame, e.g.
+   * `writev [pg driver]`), non-idle, in µs.
+   */
   selfByFunction: Map<string, number>;
 }
 
@@ -121,7 +124,10 @@ export function categorise(profile: CpuProfile): Breakdown {
     us[c] += t;
     if (c === 'idle') return;
     const f = byId.get(leaf)!.callFrame;
-    const key = `${f.functionName || '(anonymous)'} ${shortUrl(f.url)}${f.url ? `:${(f.lineNumber ?? 0) + 1}` : ''}`.trim();
+    // A looked-through frame (Node's code, a builtin such as `writev`) is named with the category it counted for.
+    const key =
+      `${f.functionName || '(anonymous)'} ${shortUrl(f.url)}${f.url ? `:${(f.lineNumber ?? 0) + 1}` : ''}`.trim() +
+      (frameCategory(f.url, f.functionName) === undefined ? ` [${c}]` : '');
     selfByFunction.set(key, (selfByFunction.get(key) ?? 0) + t);
   });
   const busyUs = CATEGORIES.filter((c) => c !== 'idle').reduce((s, c) => s + us[c], 0);

@@ -74,7 +74,10 @@ describe('CPU profile categories', () => {
     });
     expect(b.busyUs).toBe(1200);
     expect(b.samples).toBe(13);
-    expect(b.selfByFunction.get('writev')).toBe(200);
+    expect(b.selfByFunction.get('writev [pg driver]')).toBe(200);
+    expect(b.selfByFunction.get('utcDate [Fastify + Node HTTP]')).toBe(100);
+    expect(b.selfByFunction.get('setZone luxon/build/es6/luxon.mjs:1')).toBeUndefined();
+    expect(b.selfByFunction.get('inspect node:internal/util:1 [Luxon]')).toBe(100);
     expect(b.selfByFunction.has('(idle)')).toBe(false);
   });
 
