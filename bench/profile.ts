@@ -10,8 +10,11 @@
  * child's connections are found by their client ports and their CPU time read from /proc.
  *
  * `node --import tsx bench/profile.ts [--before <commit>[,<commit>…]] [--paths read,booking,availability]`
+ * `--before` defaults to `36b1beb~1,800dbbe` (before any issue #20 change; after the logging change).
  * Embedded PGlite in memory by default; `BENCH_DATABASE_URL` for PostgreSQL (a scratch schema per
  * run). Writes its engine's section of bench/results.md. Profiles stay in temporary directories.
+ * Knobs for trying it out: `PROFILE_SCALE` (request counts × it), `PROFILE_PROVIDERS` (default 320),
+ * `PROFILE_INTERVAL_US` (sampling interval, default 500), `PROFILE_DEBUG=1` (the child's settling).
  */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
