@@ -17,6 +17,7 @@ import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { sql } from 'kysely';
+import { bookableRows } from './bookable.js';
 
 export interface Ready {
   type: 'ready';
@@ -127,18 +128,7 @@ async function main(): Promise<void> {
   // provider's first visit reason), so the bookings spread over many provider-locations and days:
   // active provider-locations that take a self-pay patient, one per provider (a provider's
   // locations share its time).
-  const pls = await handle.db
-    .selectFrom('developer_provider_locations as d')
-    .innerJoin('provider_locations as pl', (j) => j.onRef('pl.env', '=', 'd.env').onRef('pl.id', '=', 'd.provider_location_id'))
-    .innerJoin('providers as p', (j) => j.onRef('p.env', '=', 'pl.env').onRef('p.id', '=', 'pl.provider_id'))
-    .select(['pl.id', 'pl.provider_id', sql<string>`p.visit_reason_ids[1]`.as('reason')])
-    .where('d.developer_id', '=', dev.developer_id)
-    .where('pl.active', '=', true)
-    .where(sql<boolean>`cardinality(p.visit_reason_ids) > 0`)
-    .where(sql<boolean>`NOT ('patient.insurance' = ANY(pl.required_fields))`)
-    .where(sql<boolean>`'self_pay' = ANY(pl.accepts_booking_requests_from)`)
-    .orderBy('pl.id')
-    .execute();
+  const pls = await bookableRows(handle.db, dev.developer_id);
   const onePerProvider = [...new Map(pls.map((p) => [p.provider_id, p])).values()];
   const byReason = new Map<string, typeof onePerProvider>();
   for (const p of onePerProvider) byReason.set(p.reason, [...(byReason.get(p.reason) ?? []), p]);

@@ -42,6 +42,7 @@ import { computeAvailability } from '../src/domain/availability/slot-lists.js';
 import { loadProviderLocations } from '../src/domain/scheduling/schedule-data.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';
 import { writeDirectory } from '../src/domain/directory/write/write-directory.js';
+import { bookableRows } from './bookable.js';
 import type { Scenario, Target } from './harness.js';
 
 export interface SchedulingBenchInput {
@@ -156,20 +157,7 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
   const auth = { authorization: `Bearer ${input.token}` };
   const say = (line: string) => process.stdout.write(`  [scheduling] ${line}\n`);
 
-  // Provider-locations a self-pay patient can book (no insurance required), one per provider (a
-  // provider's locations share its time), each with the first visit reason its provider offers.
-  const rows = await input.db
-    .selectFrom('developer_provider_locations as d')
-    .innerJoin('provider_locations as pl', (j) => j.onRef('pl.env', '=', 'd.env').onRef('pl.id', '=', 'd.provider_location_id'))
-    .innerJoin('providers as p', (j) => j.onRef('p.env', '=', 'pl.env').onRef('p.id', '=', 'pl.provider_id'))
-    .select(['pl.id', 'pl.provider_id', sql<string>`p.visit_reason_ids[1]`.as('reason')])
-    .where('d.developer_id', '=', developerId)
-    .where('pl.active', '=', true)
-    .where(sql<boolean>`cardinality(p.visit_reason_ids) > 0`)
-    .where(sql<boolean>`NOT ('patient.insurance' = ANY(pl.required_fields))`)
-    .where(sql<boolean>`'self_pay' = ANY(pl.accepts_booking_requests_from)`)
-    .orderBy('pl.id')
-    .execute();
+  const rows = await bookableRows(input.db, developerId);
   const bookable = [...new Map(rows.map((r) => [r.provider_id, { id: r.id, providerId: r.provider_id, reason: r.reason }])).values()];
   const reasonOf = new Map(bookable.map((b) => [b.id, b.reason]));
 

@@ -7,7 +7,6 @@
  * shared server is never stopped.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,29 +15,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBody, nyDate, PL } from '../appointments/fixtures.js';
 import { testPort } from '../helpers/app.js';
 import { freeSlots, http, onboard, sleep, startCarebook, type Proc, type Tenant } from './cluster.js';
+import { canRunReplicaPair, isRoot, pgBinCommand } from './replica-pair.js';
 
-const BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find((d) => existsSync(join(d, 'pg_ctl')));
-const isRoot = process.getuid?.() === 0;
-const canRun = Boolean(BIN) && (isRoot ? hasPostgresUser() : true);
-
-function hasPostgresUser(): boolean {
-  try {
-    execFileSync('id', ['postgres'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+const canRun = canRunReplicaPair;
 
 /** Runs a PostgreSQL binary, as the `postgres` user when we are root (PostgreSQL refuses to run as root). */
 function pgBin(cmd: string, args: string[]): string {
-  const [file, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', join(BIN!, cmd), ...args]] : [join(BIN!, cmd), args];
+  const [file, argv] = pgBinCommand(cmd, args);
   return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
 }
 
 /** `pgBin` without blocking the event loop: the test's load keeps running while the server stops and starts. */
 async function pgBinAsync(cmd: string, args: string[]): Promise<string> {
-  const [file, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', join(BIN!, cmd), ...args]] : [join(BIN!, cmd), args];
+  const [file, argv] = pgBinCommand(cmd, args);
   return (await promisify(execFile)(file, argv, { encoding: 'utf8', timeout: 60_000 })).stdout;
 }
 

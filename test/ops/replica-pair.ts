@@ -15,7 +15,7 @@ import pg from 'pg';
 
 /** The server binaries' directory, when installed. */
 export const PG_BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find((d) => existsSync(join(d, 'pg_basebackup')));
-const isRoot = process.getuid?.() === 0;
+export const isRoot = process.getuid?.() === 0;
 
 function hasPostgresUser(): boolean {
   try {
@@ -29,8 +29,13 @@ function hasPostgresUser(): boolean {
 /** Whether this machine can run the pair (binaries, and the `postgres` user when we are root). */
 export const canRunReplicaPair = Boolean(PG_BIN) && (isRoot ? hasPostgresUser() : true);
 
+/** The command line running PostgreSQL binary `cmd`: as the `postgres` user when we are root (PostgreSQL refuses to run as root). */
+export function pgBinCommand(cmd: string, args: string[]): [string, string[]] {
+  return isRoot ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN!, cmd), ...args]] : [join(PG_BIN!, cmd), args];
+}
+
 async function pgBin(cmd: string, args: string[]): Promise<string> {
-  const [file, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN!, cmd), ...args]] : [join(PG_BIN!, cmd), args];
+  const [file, argv] = pgBinCommand(cmd, args);
   return (await promisify(execFile)(file, argv, { encoding: 'utf8', timeout: 120_000 })).stdout;
 }
 
