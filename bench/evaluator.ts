@@ -22,10 +22,8 @@
  * extracted with `git archive` into a temporary directory) on the same database in the same process,
  * alternating which goes first from round to round.
  */
-import { execSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
@@ -35,6 +33,7 @@ import type { JobDeps } from '../src/jobs/job-deps.js';
 import type { Job, PassContext } from '../src/jobs/loop.js';
 import { prepareBenchData, type BenchData } from './evaluator-data.js';
 import { createScratchSchema } from './scratch-schema.js';
+import { sourceTreeOf } from './source-tree.js';
 import { StatementMeter } from './statement-meter.js';
 
 type JobFactory = (deps: JobDeps) => Job;
@@ -73,12 +72,9 @@ const median = (xs: number[]) => quantile(xs, 0.5);
 
 /** The evaluator job of `commit`: its `src` extracted into a temporary directory and imported from there. */
 async function jobOfCommit(commit: string): Promise<{ job: JobFactory; cleanup: () => void }> {
-  const root = resolve(import.meta.dirname, '..');
-  const dir = mkdtempSync(join(tmpdir(), 'evaluator-before-'));
-  execSync(`git -C ${JSON.stringify(root)} archive ${JSON.stringify(commit)} src package.json tsconfig.json | tar -x -C ${JSON.stringify(dir)}`);
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-  const mod = (await import(join(dir, 'src/jobs/evaluator.ts'))) as { evaluatorJob: JobFactory };
-  return { job: mod.evaluatorJob, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const tree = sourceTreeOf(commit, 'evaluator-before');
+  const mod = (await import(join(tree.src, 'jobs/evaluator.ts'))) as { evaluatorJob: JobFactory };
+  return { job: mod.evaluatorJob, cleanup: tree.cleanup };
 }
 
 /**

@@ -17,9 +17,10 @@
  * `PROFILE_INTERVAL_US` (sampling interval, default 500), `PROFILE_DEBUG=1` (the child's settling).
  */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { sourceTreeOf } from './source-tree.js';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -47,13 +48,8 @@ const LOAD = {
 };
 type PathName = keyof typeof LOAD;
 
-/** A `src` tree of `commit` in a temporary directory (with our node_modules linked), as bench/evaluator.ts does. */
-function treeOf(commit: string): { src: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'profile-before-'));
-  execSync(`git -C ${JSON.stringify(ROOT)} archive ${JSON.stringify(commit)} src package.json tsconfig.json | tar -x -C ${JSON.stringify(dir)}`);
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return { src: join(dir, 'src'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
+/** A `src` tree of `commit` in a temporary directory (bench/source-tree.ts). */
+const treeOf = (commit: string) => sourceTreeOf(commit, 'profile-before');
 
 function nextMessage<T extends { type: string }>(child: ChildProcess, type: T['type']): Promise<T> {
   return new Promise((resolveMsg, reject) => {

@@ -8,10 +8,7 @@
  * `node --import tsx bench/summary-refresh-ab.ts --before <commit> [--rounds 5]`; PGlite in memory,
  * or a scratch schema on `BENCH_DATABASE_URL`. Prints the medians; writes nothing.
  */
-import { execSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Db } from '../src/db/database.js';
@@ -20,6 +17,7 @@ import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { refreshAvailabilitySummaries } from '../src/domain/availability/summary-refresh.js';
 import { ensureDirectory } from './scheduling.js';
 import { benchDatabase } from './scratch-schema.js';
+import { sourceTreeOf } from './source-tree.js';
 
 type Refresh = (db: Db, opts: { env: Env }) => Promise<number>;
 
@@ -29,12 +27,9 @@ const arg = (name: string): string | undefined => {
 };
 
 async function refreshOfCommit(commit: string): Promise<{ refresh: Refresh; cleanup: () => void }> {
-  const root = resolve(import.meta.dirname, '..');
-  const dir = mkdtempSync(join(tmpdir(), 'refresh-before-'));
-  execSync(`git -C ${JSON.stringify(root)} archive ${JSON.stringify(commit)} src package.json tsconfig.json | tar -x -C ${JSON.stringify(dir)}`);
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-  const mod = (await import(join(dir, 'src/domain/availability/summary-refresh.ts'))) as { refreshAvailabilitySummaries: Refresh };
-  return { refresh: mod.refreshAvailabilitySummaries, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const tree = sourceTreeOf(commit, 'refresh-before');
+  const mod = (await import(join(tree.src, 'domain/availability/summary-refresh.ts'))) as { refreshAvailabilitySummaries: Refresh };
+  return { refresh: mod.refreshAvailabilitySummaries, cleanup: tree.cleanup };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
