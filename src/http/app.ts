@@ -36,6 +36,7 @@ import { credentialRoutes } from '../routes/v1/credentials/index.js';
 import { directoryRoutes } from '../routes/v1/directory/index.js';
 import { appointmentRoutes } from '../routes/v1/appointments/index.js';
 import { availabilityRoutes } from '../routes/v1/availability/index.js';
+import { KeptSchedules } from '../domain/availability/kept-schedules.js';
 import { calendarRoutes } from '../routes/v1/calendar/index.js';
 import { webhookRoutes } from '../routes/v1/webhooks/index.js';
 import { attachmentRoutes } from '../routes/v1/attachments/index.js';
@@ -86,6 +87,8 @@ export interface AppDeps {
    * `/metrics`. Every other statement goes to `db` (docs/decisions/0020-read-replicas.md).
    */
   replica?: { reads: Db; state: ReplicaState };
+  /** The availability endpoint's kept schedule data (src/domain/availability/kept-schedules.ts); by default a new one of the default size. */
+  keptSchedules?: KeptSchedules;
 }
 
 /** Fastify `trustProxy` for a hop count: the first `hops` addresses from the socket are proxies. */
@@ -213,7 +216,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Appointment writes of `/v1` and of the Practice API wake the practice's live event streams (decision 0014, "Live calendar").
   const appointmentChanges = new ChangeSignal();
   await app.register(appointmentRoutes, { config, db, outcomes: deps.bookingOutcomes ?? sandboxBookingOutcomes, onAppointmentChange: () => appointmentChanges.notify() });
-  await app.register(availabilityRoutes, { config, reads });
+  // Schedule data the availability endpoint keeps while its versions hold (docs/scheduling.md, "Kept schedule data").
+  await app.register(availabilityRoutes, { config, reads, kept: deps.keptSchedules ?? new KeptSchedules() });
   await app.register(calendarRoutes, { config, db });
 
   // The Practice API (issue #18, docs/decisions/0014-practice-workspace.md): its own guard and the

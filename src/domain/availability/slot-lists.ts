@@ -22,7 +22,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 import type { PatientType } from '../patient-type.js';
 import { LocalClock, minutesMs } from '../scheduling/local-time.js';
-import { loadProviderLocations, loadScheduleData, type SlotSource } from '../scheduling/schedule-data.js';
+import { loadProviderLocations, loadScheduleData, type ScheduleData, type SlotSource } from '../scheduling/schedule-data.js';
 import { bookingHorizonEndMs, formatSlot, MAX_DURATION_MINUTES, reasonsOf, walkSlots, type Timeslot } from './slots.js';
 
 /**
@@ -69,10 +69,18 @@ export async function availabilityOf(
 ): Promise<Map<string, ProviderLocationAvailability>> {
   const now = q.now ?? new Date();
   const clock = q.clock ?? new LocalClock();
-  const out = new Map<string, ProviderLocationAvailability>();
-  if (pls.size === 0) return out;
+  if (pls.size === 0) return new Map();
+  const { windows, span } = availabilityWindows(pls, { ...q, now, clock });
+  const data = await loadScheduleData(db, q.env, pls, span, { withHolds: !q.ignoreHolds, visitReasonIds: reasonsOf(pls, q.visitReasonId) });
+  return walkAvailability(pls, data, windows, { ...q, now, clock });
+}
 
-  // Per provider-location local window, and the UTC window covering all of them.
+/** Each provider-location's local window (the query's dates, else today there and 7 days on), and the UTC span covering them all. */
+export function availabilityWindows(
+  pls: Map<string, SlotSource>,
+  q: { from?: string | undefined; to?: string | undefined; now: Date; clock: LocalClock },
+): { windows: Map<string, { from: string; to: string }>; span: { fromMs: number; toMs: number } } {
+  const { clock, now } = q;
   const windows = new Map<string, { from: string; to: string }>();
   let minMs = Infinity;
   let maxMs = -Infinity;
@@ -83,14 +91,19 @@ export async function availabilityOf(
     minMs = Math.min(minMs, clock.startOfDay(pl.timeZone, from));
     maxMs = Math.max(maxMs, clock.startOfDay(pl.timeZone, clock.day(to).next));
   }
-  const data = await loadScheduleData(
-    db,
-    q.env,
-    pls,
-    { fromMs: minMs, toMs: maxMs + minutesMs(MAX_DURATION_MINUTES) },
-    { withHolds: !q.ignoreHolds, visitReasonIds: reasonsOf(pls, q.visitReasonId) },
-  );
-  const nowMs = now.getTime();
+  return { windows, span: { fromMs: minMs, toMs: maxMs + minutesMs(MAX_DURATION_MINUTES) } };
+}
+
+/** The slots of `pls` in their `windows`, walked over `data` (loaded over a span covering the windows). */
+export function walkAvailability(
+  pls: Map<string, SlotSource>,
+  data: ScheduleData,
+  windows: Map<string, { from: string; to: string }>,
+  q: Omit<AvailabilityQuery, 'providerLocationIds' | 'env' | 'now' | 'clock'> & { now: Date; clock: LocalClock },
+): Map<string, ProviderLocationAvailability> {
+  const { clock } = q;
+  const out = new Map<string, ProviderLocationAvailability>();
+  const nowMs = q.now.getTime();
   const lastStartMs = bookingHorizonEndMs(nowMs);
   for (const pl of pls.values()) {
     const w = windows.get(pl.id)!;
@@ -123,29 +136,47 @@ export async function firstAvailability(
   const now = input.now ?? new Date();
   const clock = input.clock ?? new LocalClock();
   const days = input.days ?? FIRST_AVAILABILITY_DAYS;
-  const found = new Map<string, Timeslot>();
   const loaded = await loadProviderLocations(db, input.env, [...new Set(input.providerLocationIds)]);
   const pls = new Map([...loaded].filter(([, p]) => p.active));
+  const { windows, span } = firstAvailabilityWindows(pls, { ...input, now, clock, days });
+  if (windows.size === 0) return new Map();
+  const data = await loadScheduleData(db, input.env, pls, span, { withHolds: true, visitReasonIds: reasonsOf(pls, input.visitReasonId) });
+  return walkFirstAvailability(pls, data, windows, { ...input, now, clock });
+}
+
+/**
+ * `firstAvailability`'s window of each provider-location (from `from`, not before today there, to
+ * `days` after today; none when that is empty) and the UTC span covering them all.
+ */
+export function firstAvailabilityWindows(
+  pls: Map<string, SlotSource>,
+  input: { from?: string | undefined; now: Date; clock: LocalClock; days: number },
+): { windows: Map<string, { from: string; to: string }>; span: { fromMs: number; toMs: number } } {
+  const { clock, now } = input;
   const windows = new Map<string, { from: string; to: string }>();
   let minMs = Infinity;
   let maxMs = -Infinity;
   for (const pl of pls.values()) {
     const today = clock.today(pl.timeZone, now);
-    const w = { from: input.from && input.from > today ? input.from : today, to: clock.addDays(today, days) };
+    const w = { from: input.from && input.from > today ? input.from : today, to: clock.addDays(today, input.days) };
     if (w.from > w.to) continue;
     windows.set(pl.id, w);
     minMs = Math.min(minMs, clock.startOfDay(pl.timeZone, w.from));
     maxMs = Math.max(maxMs, clock.startOfDay(pl.timeZone, clock.day(w.to).next));
   }
-  if (windows.size === 0) return found;
-  const data = await loadScheduleData(
-    db,
-    input.env,
-    pls,
-    { fromMs: minMs, toMs: maxMs + minutesMs(MAX_DURATION_MINUTES) },
-    { withHolds: true, visitReasonIds: reasonsOf(pls, input.visitReasonId) },
-  );
-  const nowMs = now.getTime();
+  return { windows, span: { fromMs: minMs, toMs: maxMs + minutesMs(MAX_DURATION_MINUTES) } };
+}
+
+/** The first slot of each provider-location of `windows`, walked over `data` (loaded over a span covering them). */
+export function walkFirstAvailability(
+  pls: Map<string, SlotSource>,
+  data: ScheduleData,
+  windows: Map<string, { from: string; to: string }>,
+  input: { visitReasonId?: string | undefined; patientType: PatientType; now: Date; clock: LocalClock },
+): Map<string, Timeslot> {
+  const { clock } = input;
+  const found = new Map<string, Timeslot>();
+  const nowMs = input.now.getTime();
   const lastStartMs = bookingHorizonEndMs(nowMs);
   for (const [id, w] of windows) {
     const pl = pls.get(id)!;

@@ -7,9 +7,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
-import { availabilityOf, firstAvailability } from '../../../domain/availability/slot-lists.js';
+import { availabilityWindows, walkAvailability } from '../../../domain/availability/slot-lists.js';
 import type { Timeslot } from '../../../domain/availability/slots.js';
-import { loadProviderLocations } from '../../../domain/scheduling/schedule-data.js';
+import { availabilitySpan, keptFirstAvailability } from '../../../domain/availability/kept-availability.js';
+import { loadKeptSchedules } from '../../../domain/availability/kept-load.js';
+import type { KeptSchedules } from '../../../domain/availability/kept-schedules.js';
 import { acceptingInsurance } from '../../../domain/availability/insurance-filter.js';
 import { LocalClock } from '../../../domain/scheduling/local-time.js';
 import { availabilityQueryErrors, idList, spanError } from '../../../domain/availability/query-checks.js';
@@ -24,6 +26,11 @@ export interface AvailabilityRouteDeps {
    * the primary (docs/decisions/0020-read-replicas.md). The route writes nothing.
    */
   reads: Db;
+  /**
+   * The application's kept schedule data (docs/scheduling.md, "Kept schedule data"), read and
+   * checked on `reads` only: its versions and held time come from the same handle as its data.
+   */
+  kept: KeptSchedules;
 }
 
 
@@ -53,7 +60,7 @@ const AvailabilityResponse = Type.Object({
 
 const slotOut = (s: Timeslot) => ({ start_time: s.startTime, visit_reason_id: s.visitReasonId });
 
-export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps> = async (app, { config, reads: db }) => {
+export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps> = async (app, { config, reads: db, kept }) => {
   // One memo of local-time conversions per application (bounded), shared by its requests.
   const sharedClock = new LocalClock();
   app.get(
@@ -91,20 +98,24 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
       const errors = availabilityQueryErrors(q, clock);
       const unique = [...new Set(ids)];
       const idsOk = !errors.some((e) => e.field === 'provider_location_ids');
-      const [vr, loaded] = await Promise.all([
-        db.selectFrom('visit_reasons').select('id').where('env', '=', env).where('id', '=', q.visit_reason_id).executeTakeFirst(),
-        idsOk ? loadProviderLocations(db, env, unique, { developerId: p.developerId }) : undefined,
-      ]);
-      if (!vr) errors.push({ field: 'visit_reason_id', message: `unknown visit reason ${q.visit_reason_id}` });
+      // One statement when everything is kept (docs/scheduling.md, "Kept schedule data"): the
+      // provider-locations, the visit reason and their schedules over the window, and held time.
+      const loaded = idsOk && !errors.length
+        ? await loadKeptSchedules(db, kept, { env, developerId: p.developerId, ids: unique, visitReasonId: q.visit_reason_id, span: availabilitySpan(now, start, end), withHolds: true })
+        : undefined;
+      const reasonKnown = loaded
+        ? loaded.reasonKnown
+        : !!(await db.selectFrom('visit_reasons').select('id').where('env', '=', env).where('id', '=', q.visit_reason_id).executeTakeFirst());
+      if (!reasonKnown) errors.push({ field: 'visit_reason_id', message: `unknown visit reason ${q.visit_reason_id}` });
       if (errors.length || !loaded) throw invalidFields(errors);
-      const missing = unique.filter((id) => !loaded.get(id)?.active);
+      const missing = unique.filter((id) => !loaded.pls.get(id)?.active);
       if (missing.length) throw notFound(`provider locations not in your directory: ${missing.join(', ')}`, 'provider_location_ids');
       // Without a start date the window starts today in each provider's own zone: checked per provider-location.
       const checkSpan = (from: string): void => {
         const e = spanError(clock, from, end);
         if (e) throw invalidFields([e]);
       };
-      if (start === undefined) for (const id of unique) checkSpan(clock.today(loaded.get(id)!.timeZone, now));
+      if (start === undefined) for (const id of unique) checkSpan(clock.today(loaded.pls.get(id)!.timeZone, now));
 
       let eligible = unique;
       if (q.insurance_plan_id || q.insurance_carrier_id) {
@@ -114,27 +125,24 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
         });
         eligible = unique.filter((id) => ok.has(id));
       }
-      const result = await availabilityOf(db, new Map(eligible.map((id) => [id, loaded.get(id)!])), {
-        env,
-        visitReasonId: q.visit_reason_id,
-        patientType: q.patient_type,
-        now,
-        clock: sharedClock,
-        ...(start ? { from: start } : {}),
-        ...(end ? { to: end } : {}),
-      });
+      const pls = new Map(eligible.map((id) => [id, loaded.pls.get(id)!]));
+      const walk = { visitReasonId: q.visit_reason_id, patientType: q.patient_type, now, clock: sharedClock, ...(start ? { from: start } : {}), ...(end ? { to: end } : {}) };
+      const result = walkAvailability(pls, loaded.data, availabilityWindows(pls, walk).windows, walk);
       // first_availability: the window's first slot, else the next one within 90 days after the window.
       const empty = eligible.filter((id) => !result.get(id)?.slots.length);
       const later = empty.length
-        ? await firstAvailability(db, {
-            env,
-            providerLocationIds: empty,
-            visitReasonId: q.visit_reason_id,
-            patientType: q.patient_type,
-            now,
-            clock: sharedClock,
-            ...(result.get(empty[0]!) ? { from: clock.addDays(result.get(empty[0]!)!.to, 1) } : {}),
-          })
+        ? (
+            await keptFirstAvailability(db, kept, {
+              env,
+              developerId: p.developerId,
+              pls: new Map(empty.map((id) => [id, pls.get(id)!])),
+              visitReasonId: q.visit_reason_id,
+              patientType: q.patient_type,
+              now,
+              clock: sharedClock,
+              ...(result.get(empty[0]!) ? { from: clock.addDays(result.get(empty[0]!)!.to, 1) } : {}),
+            })
+          ).found
         : new Map<string, Timeslot>();
       return {
         request_id: String(req.id),

@@ -1,0 +1,75 @@
+/**
+ * The availability endpoint's reads from kept schedule data (docs/scheduling.md, "Kept schedule
+ * data"; docs/api/availability.md#availability-request): the span a request's data is read and
+ * kept for, and `first_availability` after an empty window. The slots themselves are
+ * `walkAvailability` / `walkFirstAvailability` (slot-lists.ts) over `loadKeptSchedules` (kept-load.ts).
+ */
+import type { Kysely } from 'kysely';
+import type { Database, Env } from '../../db/schema.js';
+import type { PatientType } from '../patient-type.js';
+import { DAY_MS, type LocalClock } from '../scheduling/local-time.js';
+import type { SlotSource } from '../scheduling/schedule-data.js';
+import { keptSpan, loadKeptSchedules } from './kept-load.js';
+import type { KeptSchedules, KeptSpan } from './kept-schedules.js';
+import { FIRST_AVAILABILITY_DAYS, firstAvailabilityWindows, walkFirstAvailability } from './slot-lists.js';
+import type { Timeslot } from './slots.js';
+
+/** `date` (YYYY-MM-DD) plus `days`. */
+function plusDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The span of an availability request: the query's local dates, else today in any zone (the UTC
+ * date ± 1) and 7 days on. The same for every provider-location, whatever its zone, so one key
+ * finds its kept data before its zone is known; it changes at UTC midnight for the default window.
+ */
+export function availabilitySpan(now: Date, from: string | undefined, to: string | undefined): KeptSpan {
+  const utcToday = now.toISOString().slice(0, 10);
+  return keptSpan(from ?? plusDays(utcToday, -1), to ?? plusDays(from ?? plusDays(utcToday, 1), 7));
+}
+
+/** The span of `first_availability` from `from` (default today) to `days` after today, in any zone; undefined when empty. */
+export function firstAvailabilitySpan(now: Date, from: string | undefined, days: number): KeptSpan | undefined {
+  const utcToday = now.toISOString().slice(0, 10);
+  const earliest = plusDays(utcToday, -1);
+  const last = plusDays(utcToday, days + 1);
+  const first = from && from > earliest ? from : earliest;
+  return first > last ? undefined : keptSpan(first, last);
+}
+
+/**
+ * `first_availability` of provider-locations `pls` (already found, active) from local date `from`,
+ * from kept schedule data (one statement when it is kept: versions and held time). Returns the slots
+ * and the statements taken.
+ */
+export async function keptFirstAvailability(
+  db: Kysely<Database>,
+  keep: KeptSchedules,
+  input: {
+    env: Env;
+    developerId?: string | undefined;
+    pls: Map<string, SlotSource>;
+    visitReasonId: string;
+    patientType: PatientType;
+    from?: string | undefined;
+    now: Date;
+    clock: LocalClock;
+  },
+): Promise<{ found: Map<string, Timeslot>; statements: number }> {
+  const { windows } = firstAvailabilityWindows(input.pls, { from: input.from, now: input.now, clock: input.clock, days: FIRST_AVAILABILITY_DAYS });
+  const span = firstAvailabilitySpan(input.now, input.from, FIRST_AVAILABILITY_DAYS);
+  if (windows.size === 0 || !span) return { found: new Map(), statements: 0 };
+  const load = await loadKeptSchedules(db, keep, {
+    env: input.env,
+    developerId: input.developerId,
+    ids: [...windows.keys()],
+    visitReasonId: input.visitReasonId,
+    span,
+    withHolds: true,
+  });
+  // Provider-locations that left the directory or were deactivated since: no first slot.
+  const pls = new Map([...load.pls].filter(([, p]) => p.active));
+  const found = walkFirstAvailability(pls, load.data, new Map([...windows].filter(([id]) => pls.has(id))), input);
+  return { found, statements: load.statements };
+}

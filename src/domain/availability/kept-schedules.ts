@@ -1,0 +1,131 @@
+/**
+ * Schedule data kept in memory for the availability endpoint (issue #20 §6; docs/scheduling.md,
+ * "Kept schedule data"). What a provider-location's slots are computed from changes rarely (a
+ * directory import, a practice's schedule change, a calendar push), so a process keeps it, labelled
+ * with the versions of migration 0010 it was read with (the directory's, and the provider's
+ * calendar's), and uses it only while a request's one statement reads those same versions
+ * (`loadKeptSchedules`, kept-load.ts). Held time is never kept: bookings change it all the time.
+ *
+ * Entries are per environment (sandbox and production never share one), developer (a
+ * provider-location is kept only as found in that developer's directory), provider-location and UTC
+ * span of the data; visit reasons per environment. Both maps are LRU-bounded: an entry measured
+ * ~3 kB of heap (fourteen weekly blocks, a week of data), so the default 5,000 keeps at most ~15 MB.
+ * One instance per application (src/http/app.ts makes it); nothing here is module-level state.
+ */
+import type { Env } from '../../db/schema.js';
+import type { ProviderLocationContext, PushedSlot, TimeOffSpan, WeeklyBlock } from '../scheduling/schedule-data.js';
+import type { Durations, ReasonOverride } from '../scheduling/visit-reason-durations.js';
+
+/** The UTC span `[fromMs, toMs)` a provider-location's calendar data was read for. */
+export interface KeptSpan {
+  fromMs: number;
+  toMs: number;
+}
+
+/** A provider-location's schedule as read in one statement, with the versions it was read with. */
+export interface KeptProviderLocation {
+  /** `directory_version` when read (decimal text). */
+  directory: string;
+  /** The provider's `calendar_versions` row when read ("0" without one). */
+  calendar: string;
+  pl: ProviderLocationContext;
+  blocks: WeeklyBlock[];
+  /** The practice's visit reason overrides at this provider-location, by visit reason. */
+  overrides: Map<string, ReasonOverride> | undefined;
+  /** Calendar timeslots of the span. */
+  pushed: PushedSlot[];
+  /** The provider's time off touching the span (every location's). */
+  timeOff: TimeOffSpan[];
+}
+
+/** A visit reason as read: its directory durations, or null when it does not exist. */
+export interface KeptReason {
+  directory: string;
+  durations: Durations | null;
+}
+
+/** A Map used as an LRU: a hit moves to the end, the first entry goes when full. */
+class Lru<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly max: number) {}
+
+  get(key: string): V | undefined {
+    const v = this.entries.get(key);
+    if (v !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: string, v: V): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.max) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, v);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/** Default bound of kept provider-location entries (and, separately, of visit reasons). */
+export const KEPT_SCHEDULES_MAX = 5_000;
+
+/** The kept schedule data of one application (see the module comment). */
+export class KeptSchedules {
+  private readonly pls: Lru<KeptProviderLocation>;
+  private readonly reasons: Lru<KeptReason>;
+
+  /** @param maxEntries provider-location entries kept (about 3 kB each); as many visit reasons. */
+  constructor(maxEntries = KEPT_SCHEDULES_MAX) {
+    const max = Math.max(1, Math.floor(maxEntries));
+    this.pls = new Lru(max);
+    this.reasons = new Lru(max);
+  }
+
+  private static plKey(env: Env, developerId: string | undefined, id: string, span: KeptSpan): string {
+    return `${env}\u0000${developerId ?? ''}\u0000${id}\u0000${span.fromMs}\u0000${span.toMs}`;
+  }
+
+  private static reasonKey(env: Env, id: string): string {
+    return `${env}\u0000${id}`;
+  }
+
+  /** The kept entry of provider-location `id` for `developerId` and `span`, current or not. */
+  getProviderLocation(env: Env, developerId: string | undefined, id: string, span: KeptSpan): KeptProviderLocation | undefined {
+    return this.pls.get(KeptSchedules.plKey(env, developerId, id, span));
+  }
+
+  /** Keeps `entry` (read in `developerId`'s directory over `span`). */
+  setProviderLocation(env: Env, developerId: string | undefined, span: KeptSpan, entry: KeptProviderLocation): void {
+    this.pls.set(KeptSchedules.plKey(env, developerId, entry.pl.id, span), entry);
+  }
+
+  /** Drops the entry of provider-location `id` (its versions moved). */
+  deleteProviderLocation(env: Env, developerId: string | undefined, id: string, span: KeptSpan): void {
+    this.pls.delete(KeptSchedules.plKey(env, developerId, id, span));
+  }
+
+  /** The kept visit reason `id`, current or not. */
+  getReason(env: Env, id: string): KeptReason | undefined {
+    return this.reasons.get(KeptSchedules.reasonKey(env, id));
+  }
+
+  /** Keeps visit reason `id` as read. */
+  setReason(env: Env, id: string, entry: KeptReason): void {
+    this.reasons.set(KeptSchedules.reasonKey(env, id), entry);
+  }
+
+  /** Provider-location entries kept now. */
+  get size(): number {
+    return this.pls.size;
+  }
+}
