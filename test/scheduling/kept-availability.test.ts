@@ -2,8 +2,8 @@
  * Kept schedule data (docs/scheduling.md, "Kept schedule data") never offers a stale slot: each kind
  * of schedule change is seen by the very next availability request after one that kept the data,
  * through the real endpoints: weekly hours, time off and a visit reason override through the
- * Practice API, a directory import through the admin API, a calendar push through `/v1`, and a
- * booking's held time.
+ * Practice API, a directory import through the admin API, a calendar push through `/v1`, a
+ * booking's held time, and an insurance plan mapped (the insurance filter's answers are kept too).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { book, nyDate, PL, slots, type SchedulingEnv } from '../appointments/fixtures.js';
@@ -96,5 +96,19 @@ describe(`availability from kept schedule data (${engineName})`, () => {
     const at = pushed.find((s) => s.start_time.includes('T07:15'))!.start_time;
     expect((await book(e, PL.manual, at)).statusCode).toBe(200);
     expect(hhmm(await slots(e, PL.manual, { start: d, end: d }))).not.toContain('07:15');
+  });
+
+  it('an insurance plan mapped to a provider-location', async () => {
+    const d = nyDate(18);
+    const withPlan = async (): Promise<number> => {
+      const q = new URLSearchParams({ provider_location_ids: PL.ny, visit_reason_id: 'pc_t30', patient_type: 'new', start_date_in_provider_local_time: d, end_date_in_provider_local_time: d, insurance_plan_id: 'ip_u' });
+      const res = await e.t.app.inject({ url: `/v1/provider_locations/availability?${q}`, headers: bearer(e.token) });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data[0].timeslots.length;
+    };
+    expect(await withPlan()).toBe(0);
+    expect(await withPlan()).toBe(0);
+    await e.t.db.insertInto('provider_location_insurance_plans').values({ env: 'sandbox', provider_location_id: PL.ny, insurance_plan_id: 'ip_u' }).execute();
+    expect(await withPlan()).toBeGreaterThan(0);
   });
 });

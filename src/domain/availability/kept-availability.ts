@@ -11,6 +11,7 @@ import { DAY_MS, type LocalClock } from '../scheduling/local-time.js';
 import type { SlotSource } from '../scheduling/schedule-data.js';
 import { keptSpan, loadKeptSchedules } from './kept-load.js';
 import type { KeptSchedules, KeptSpan } from './kept-schedules.js';
+import { acceptingInsurance } from './insurance-filter.js';
 import { FIRST_AVAILABILITY_DAYS, firstAvailabilityWindows, walkFirstAvailability } from './slot-lists.js';
 import type { Timeslot } from './slots.js';
 
@@ -72,4 +73,34 @@ export async function keptFirstAvailability(
   const pls = new Map([...load.pls].filter(([, p]) => p.active));
   const found = walkFirstAvailability(pls, load.data, new Map([...windows].filter(([id]) => pls.has(id))), input);
   return { found, statements: load.statements };
+}
+
+/**
+ * Which of `ids` take the insurance plan and/or carrier of `filter`
+ * (docs/api/availability.md#availability-request), from kept answers current for directory version
+ * `directory` (read by the request's statement before); the others are read in one statement and
+ * kept under that version. Read after it, they are never older than their label: at worst one is
+ * read again on the next request.
+ */
+export async function keptInsurance(
+  db: Kysely<Database>,
+  keep: KeptSchedules,
+  input: { env: Env; directory: string; ids: string[]; filter: { planId?: string; carrierId?: string } },
+): Promise<Set<string>> {
+  const key = `${input.filter.planId ?? ''}\u0000${input.filter.carrierId ?? ''}`;
+  const ok = new Set<string>();
+  const unknown: string[] = [];
+  for (const id of input.ids) {
+    const e = keep.getInsurance(input.env, key, id);
+    if (e && e.directory === input.directory) {
+      if (e.accepted) ok.add(id);
+    } else unknown.push(id);
+  }
+  if (unknown.length === 0) return ok;
+  const read = await acceptingInsurance(db, input.env, unknown, input.filter);
+  for (const id of unknown) {
+    keep.setInsurance(input.env, key, id, { directory: input.directory, accepted: read.has(id) });
+    if (read.has(id)) ok.add(id);
+  }
+  return ok;
 }

@@ -53,6 +53,8 @@ export interface KeptLoad {
   pls: Map<string, ProviderLocationContext>;
   /** Their schedule data over the span, held time included (unless not asked). */
   data: ScheduleData;
+  /** The directory version the load's entries are current for (the last statement's). */
+  directory: string;
   /** Statements this load took (1 when everything was kept and current). */
   statements: number;
 }
@@ -106,6 +108,7 @@ function contextOf(p: PlJson): ProviderLocationContext {
 async function readFresh(db: Kysely<Database>, keep: KeptSchedules, q: KeptRequest, ids: string[], keptProviders: string[], out: KeptLoad): Promise<Map<string, string>> {
   const r = await freshStatement(db, { env: q.env, developerId: q.developerId, ids, visitReasonId: q.visitReasonId, keptProviders, span: q.span, withHolds: q.withHolds });
   out.statements += 1;
+  out.directory = r.dv;
   const cv = versionsOf(r);
   // This statement's held time replaces what an earlier one of the request read for the same providers.
   const holds = new Map<string, [number, number][]>();
@@ -171,6 +174,7 @@ function use(out: KeptLoad, e: KeptProviderLocation): void {
 export async function loadKeptSchedules(db: Kysely<Database>, keep: KeptSchedules, q: KeptRequest): Promise<KeptLoad> {
   const out: KeptLoad = {
     reasonKnown: false,
+    directory: '',
     pls: new Map(),
     data: { pls: new Map(), durations: new Map(), overrides: new Map(), blocks: new Map(), pushed: new Map(), holds: new Map(), timeOff: new Map() },
     statements: 0,
@@ -192,6 +196,7 @@ export async function loadKeptSchedules(db: Kysely<Database>, keep: KeptSchedule
     out.statements += 1;
     holdsOf(r, out.data.holds);
     dv = r.dv;
+    out.directory = dv;
     cv = versionsOf(r);
     reasonCurrent = reason.directory === dv;
     if (reasonCurrent) setReason(out, q.visitReasonId, reason.durations);

@@ -8,7 +8,8 @@
  *
  * Entries are per environment (sandbox and production never share one), developer (a
  * provider-location is kept only as found in that developer's directory), provider-location and UTC
- * span of the data; visit reasons per environment. Both maps are LRU-bounded: an entry measured
+ * span of the data; visit reasons per environment; insurance answers per environment, plan or
+ * carrier and provider-location. Both maps are LRU-bounded: an entry measured
  * ~3 kB of heap (fourteen weekly blocks, a week of data), so the default 5,000 keeps at most ~15 MB.
  * One instance per application (src/http/app.ts makes it); nothing here is module-level state.
  */
@@ -42,6 +43,15 @@ export interface KeptProviderLocation {
 export interface KeptReason {
   directory: string;
   durations: Durations | null;
+}
+
+/**
+ * Whether a provider-location takes an insurance plan (or a carrier's), labelled with the directory
+ * version read before it (all the tables the answer reads move that version).
+ */
+export interface KeptInsurance {
+  directory: string;
+  accepted: boolean;
 }
 
 /** A Map used as an LRU: a hit moves to the end, the first entry goes when full. */
@@ -83,12 +93,14 @@ export const KEPT_SCHEDULES_MAX = 5_000;
 export class KeptSchedules {
   private readonly pls: Lru<KeptProviderLocation>;
   private readonly reasons: Lru<KeptReason>;
+  private readonly insurance: Lru<KeptInsurance>;
 
-  /** @param maxEntries provider-location entries kept (about 3 kB each); as many visit reasons. */
+  /** @param maxEntries provider-location entries kept (about 3 kB each); as many visit reasons, and insurance answers. */
   constructor(maxEntries = KEPT_SCHEDULES_MAX) {
     const max = Math.max(1, Math.floor(maxEntries));
     this.pls = new Lru(max);
     this.reasons = new Lru(max);
+    this.insurance = new Lru(max);
   }
 
   private static plKey(env: Env, developerId: string | undefined, id: string, span: KeptSpan): string {
@@ -122,6 +134,16 @@ export class KeptSchedules {
   /** Keeps visit reason `id` as read. */
   setReason(env: Env, id: string, entry: KeptReason): void {
     this.reasons.set(KeptSchedules.reasonKey(env, id), entry);
+  }
+
+  /** Whether provider-location `id` takes the plan / carrier of `filter` (`insuranceFilterKey`), current or not. */
+  getInsurance(env: Env, filter: string, id: string): KeptInsurance | undefined {
+    return this.insurance.get(`${env}\u0000${filter}\u0000${id}`);
+  }
+
+  /** Keeps whether provider-location `id` takes the plan / carrier of `filter`. */
+  setInsurance(env: Env, filter: string, id: string, entry: KeptInsurance): void {
+    this.insurance.set(`${env}\u0000${filter}\u0000${id}`, entry);
   }
 
   /** Provider-location entries kept now. */

@@ -9,10 +9,9 @@ import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
 import { availabilityWindows, walkAvailability } from '../../../domain/availability/slot-lists.js';
 import type { Timeslot } from '../../../domain/availability/slots.js';
-import { availabilitySpan, keptFirstAvailability } from '../../../domain/availability/kept-availability.js';
+import { availabilitySpan, keptFirstAvailability, keptInsurance } from '../../../domain/availability/kept-availability.js';
 import { loadKeptSchedules } from '../../../domain/availability/kept-load.js';
 import type { KeptSchedules } from '../../../domain/availability/kept-schedules.js';
-import { acceptingInsurance } from '../../../domain/availability/insurance-filter.js';
 import { LocalClock } from '../../../domain/scheduling/local-time.js';
 import { availabilityQueryErrors, idList, spanError } from '../../../domain/availability/query-checks.js';
 import { principalOf } from '../../../http/auth-guard.js';
@@ -119,9 +118,11 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
 
       let eligible = unique;
       if (q.insurance_plan_id || q.insurance_carrier_id) {
-        const ok = await acceptingInsurance(db, env, unique, {
-          ...(q.insurance_plan_id ? { planId: q.insurance_plan_id } : {}),
-          ...(q.insurance_carrier_id ? { carrierId: q.insurance_carrier_id } : {}),
+        const ok = await keptInsurance(db, kept, {
+          env,
+          directory: loaded.directory,
+          ids: unique,
+          filter: { ...(q.insurance_plan_id ? { planId: q.insurance_plan_id } : {}), ...(q.insurance_carrier_id ? { carrierId: q.insurance_carrier_id } : {}) },
         });
         eligible = unique.filter((id) => ok.has(id));
       }
