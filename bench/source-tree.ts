@@ -1,6 +1,6 @@
 /**
  * An older commit's `src`, for benchmarks that compare it with the current one in one run
- * (bench/evaluator.ts, bench/profile.ts, bench/summary-refresh-ab.ts): `git archive` of `src`,
+ * (bench/evaluator.ts, bench/profile.ts, bench/summary-refresh-ab.ts, bench/availability-kept-ab.ts): `git archive` of `src`,
  * package.json and tsconfig.json into a temporary directory, with this checkout's node_modules linked.
  */
 import { execSync } from 'node:child_process';

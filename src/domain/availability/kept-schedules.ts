@@ -9,8 +9,9 @@
  * Entries are per environment (sandbox and production never share one), developer (a
  * provider-location is kept only as found in that developer's directory), provider-location and UTC
  * span of the data; visit reasons per environment; insurance answers per environment, plan or
- * carrier and provider-location. Both maps are LRU-bounded: an entry measured
- * ~3 kB of heap (fourteen weekly blocks, a week of data), so the default 5,000 keeps at most ~15 MB.
+ * carrier and provider-location. The maps are LRU-bounded: a provider-location entry of the default
+ * window measured ~2.1 kB of heap (the bench directory's: about nine weekly blocks, no calendar
+ * timeslots; 1,000 entries), so the default 5,000 keeps ~10 MB, more with many timeslots.
  * One instance per application (src/http/app.ts makes it); nothing here is module-level state.
  */
 import type { Env } from '../../db/schema.js';
@@ -95,7 +96,7 @@ export class KeptSchedules {
   private readonly reasons: Lru<KeptReason>;
   private readonly insurance: Lru<KeptInsurance>;
 
-  /** @param maxEntries provider-location entries kept (about 3 kB each); as many visit reasons, and insurance answers. */
+  /** @param maxEntries provider-location entries kept (about 2 kB each); as many visit reasons, and insurance answers. */
   constructor(maxEntries = KEPT_SCHEDULES_MAX) {
     const max = Math.max(1, Math.floor(maxEntries));
     this.pls = new Lru(max);
