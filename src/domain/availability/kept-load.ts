@@ -104,8 +104,15 @@ function contextOf(p: PlJson): ProviderLocationContext {
   };
 }
 
-/** Reads `ids` fresh, keeps them and the visit reason, and puts them into `out`; returns their providers' versions and holds. */
-async function readFresh(db: Kysely<Database>, keep: KeptSchedules, q: KeptRequest, ids: string[], keptProviders: string[], out: KeptLoad): Promise<Map<string, string>> {
+/** Reads `ids` fresh, keeps them and the visit reason, and puts them into `out` with their held time; returns the versions read. */
+async function readFresh(
+  db: Kysely<Database>,
+  keep: KeptSchedules,
+  q: KeptRequest,
+  ids: string[],
+  keptProviders: string[],
+  out: KeptLoad,
+): Promise<{ dv: string; cv: Map<string, string> }> {
   const r = await freshStatement(db, { env: q.env, developerId: q.developerId, ids, visitReasonId: q.visitReasonId, keptProviders, span: q.span, withHolds: q.withHolds });
   out.statements += 1;
   out.directory = r.dv;
@@ -146,7 +153,7 @@ async function readFresh(db: Kysely<Database>, keep: KeptSchedules, q: KeptReque
     out.data.holds.delete(pl.providerId);
   }
   for (const [providerId, ranges] of holds) out.data.holds.set(providerId, ranges);
-  return cv;
+  return { dv: r.dv, cv };
 }
 
 function setReason(out: KeptLoad, id: string, durations: Durations | undefined | null): void {
@@ -202,8 +209,7 @@ export async function loadKeptSchedules(db: Kysely<Database>, keep: KeptSchedule
     if (reasonCurrent) setReason(out, q.visitReasonId, reason.durations);
   } else {
     // The fresh read also reads the visit reason (current whatever was kept).
-    cv = await readFresh(db, keep, q, missing, keptProviders, out);
-    dv = keep.getReason(q.env, q.visitReasonId)!.directory;
+    ({ dv, cv } = await readFresh(db, keep, q, missing, keptProviders, out));
     reasonCurrent = true;
   }
   const stale: string[] = [];
