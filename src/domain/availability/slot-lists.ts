@@ -26,7 +26,7 @@ import { loadProviderLocations, loadScheduleData, type ScheduleData, type SlotSo
 import { bookingHorizonEndMs, formatSlot, MAX_DURATION_MINUTES, reasonsOf, walkSlots, type Timeslot } from './slots.js';
 
 /**
- * How far after today (local days, inclusive) `firstAvailability` looks by default. 90, like the
+ * How far after today (local days, inclusive) `first_availability` looks (`firstAvailabilityWindows`). 90, like the
  * directory's summaries (`SUMMARY_HORIZON_DAYS`), so the endpoint's `first_availability` and a
  * listing's `next_available_utc` look equally far (docs/api/conventions.md, "Limits").
  */
@@ -62,7 +62,7 @@ export async function computeAvailability(db: Kysely<Database>, q: AvailabilityQ
 }
 
 /** `computeAvailability` for provider-locations already loaded with `loadProviderLocations` (active ones). */
-export async function availabilityOf(
+async function availabilityOf(
   db: Kysely<Database>,
   pls: Map<string, SlotSource>,
   q: Omit<AvailabilityQuery, 'providerLocationIds'>,
@@ -124,28 +124,7 @@ export function walkAvailability(
 }
 
 /**
- * The first bookable slot per provider-location from local date `from` (default today) up to
- * `days` days after today (local dates, inclusive; default `FIRST_AVAILABILITY_DAYS`), any visit
- * reason when `visitReasonId` is omitted: `first_availability` of the availability endpoint. One
- * data load, then each provider-location's days are walked until the first day with a slot.
- */
-export async function firstAvailability(
-  db: Kysely<Database>,
-  input: { env: Env; providerLocationIds: string[]; visitReasonId?: string; patientType: PatientType; from?: string; now?: Date; days?: number; clock?: LocalClock },
-): Promise<Map<string, Timeslot>> {
-  const now = input.now ?? new Date();
-  const clock = input.clock ?? new LocalClock();
-  const days = input.days ?? FIRST_AVAILABILITY_DAYS;
-  const loaded = await loadProviderLocations(db, input.env, [...new Set(input.providerLocationIds)]);
-  const pls = new Map([...loaded].filter(([, p]) => p.active));
-  const { windows, span } = firstAvailabilityWindows(pls, { ...input, now, clock, days });
-  if (windows.size === 0) return new Map();
-  const data = await loadScheduleData(db, input.env, pls, span, { withHolds: true, visitReasonIds: reasonsOf(pls, input.visitReasonId) });
-  return walkFirstAvailability(pls, data, windows, { ...input, now, clock });
-}
-
-/**
- * `firstAvailability`'s window of each provider-location (from `from`, not before today there, to
+ * `first_availability`'s window of each provider-location (from `from`, not before today there, to
  * `days` after today; none when that is empty) and the UTC span covering them all.
  */
 export function firstAvailabilityWindows(
