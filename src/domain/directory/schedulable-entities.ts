@@ -363,34 +363,38 @@ export async function listSchedulableEntities(
  */
 export async function recentChangeSummary(db: Db, caller: DirectoryCaller, now: Date = new Date()): Promise<RecentChangeSummary> {
   const since = new Date(now.getTime() - RECENT_WINDOW_MS);
-  // Only what changed in the window is read: the environment's recent changes (directory_changes_recent)
-  // and the caller's recent additions (developer_provider_locations_recent, migration 0007), so a
-  // directory with no recent change costs two empty index range scans whatever its size.
+  // Only the caller's own candidates are read: its provider-locations changed in the window while in
+  // its directory (developer_directory_changes_recent) and those it added in the window
+  // (developer_provider_locations_recent), two index ranges; each candidate's changes are then read
+  // from the environment's log by provider-location (directory_changes_pl) and its directory row
+  // and provider-location by key. So the summary costs the caller's changes, whatever the size of
+  // its directory and whatever other developers changed meanwhile (docs/performance.md,
+  // "Directory reads (issue #20 §7)").
   const { rows } = await sql<{ id: string; active: boolean; added: boolean; removed: boolean; updated: boolean }>`
-    WITH changed AS (
-      SELECT dc.provider_location_id AS id,
-        bool_or(dc.change = 'added') AS added, bool_or(dc.change = 'removed') AS removed,
+    WITH ids AS MATERIALIZED (
+      SELECT c.provider_location_id AS id FROM developer_directory_changes c
+      WHERE c.env = ${caller.env} AND c.developer_id = ${caller.developerId} AND c.changed_at >= ${since}
+      UNION
+      SELECT dpl.provider_location_id FROM developer_provider_locations dpl
+      WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.added_at >= ${since}
+    )
+    SELECT e.id, e.active, (e.added_at >= ${since} OR coalesce(c.added, false)) AS added,
+      coalesce(c.removed, false) AS removed, coalesce(c.updated, false) AS updated
+    FROM ids
+    CROSS JOIN LATERAL (
+      SELECT pl.id, pl.active, dpl.added_at
+      FROM developer_provider_locations dpl
+      JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id
+      WHERE dpl.developer_id = ${caller.developerId} AND dpl.provider_location_id = ids.id AND dpl.env = ${caller.env}
+      LIMIT 1
+    ) e
+    CROSS JOIN LATERAL (
+      SELECT bool_or(dc.change = 'added') AS added, bool_or(dc.change = 'removed') AS removed,
         bool_or(dc.change = 'profile_updated') AS updated
       FROM directory_changes dc
-      WHERE dc.env = ${caller.env} AND dc.changed_at >= ${since}
-      GROUP BY dc.provider_location_id
-    ),
-    joined AS (
-      SELECT dpl.provider_location_id AS id FROM developer_provider_locations dpl
-      WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.added_at >= ${since}
-    ),
-    ids AS (SELECT id FROM changed UNION SELECT id FROM joined)
-    SELECT pl.id, pl.active,
-      (j.id IS NOT NULL OR coalesce(c.added, false)) AS added,
-      coalesce(c.removed, false) AS removed,
-      coalesce(c.updated, false) AS updated
-    FROM ids
-    JOIN developer_provider_locations dpl
-      ON dpl.developer_id = ${caller.developerId} AND dpl.provider_location_id = ids.id AND dpl.env = ${caller.env}
-    JOIN provider_locations pl ON pl.env = ${caller.env} AND pl.id = ids.id
-    LEFT JOIN changed c ON c.id = ids.id
-    LEFT JOIN joined j ON j.id = ids.id
-    ORDER BY pl.id`.execute(db);
+      WHERE dc.env = ${caller.env} AND dc.provider_location_id = ids.id AND dc.changed_at >= ${since}
+    ) c
+    ORDER BY e.id`.execute(db);
   const out: RecentChangeSummary = { schedulable_entities_added: [], schedulable_entities_removed: [], schedulable_entities_profile_updated: [] };
   for (const r of rows) {
     if (r.active && r.added) out.schedulable_entities_added.push(r.id);
