@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Ajv } from 'ajv';
 import { Type } from 'typebox';
 import { directoryAvailability } from '../../src/domain/availability/directory-availability.js';
-import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
+import { listSchedulableEntities, recentChangeSummary } from '../../src/domain/directory/schedulable-entities.js';
+import { joinDeveloperDirectory } from '../../src/domain/directory/write/developer-directory.js';
 import { pageEnvelope } from '../../src/routes/v1/common-schemas.js';
 import { RecentChangeSummary, SchedulableEntity } from '../../src/routes/v1/directory/schemas.js';
 import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
@@ -195,6 +196,37 @@ describe('GET /v1/schedulable_entities', () => {
     const recent = await get(t, `${URL_}?recent_changes_72hrs=true`, f.tokenA);
     expect(recent.body.data.schedulable_entities.map((e: { id: string }) => e.id)).toEqual([PL.a2phl]);
     expect(recent.body.total_count).toBe(1);
+  });
+
+  test('recent_change_summary: a change is the directory\'s if its provider-location was in it then or joined it since; by key or hashed, the same', async () => {
+    const env = t.config.appEnv;
+    const past = new Date(Date.now() - 100 * 3600e3);
+    await t.db.updateTable('developer_provider_locations').set({ added_at: past }).execute();
+    await t.db.updateTable('directory_changes').set({ changed_at: past }).execute();
+    const doc = fixtureDocument();
+    // In A's directory before: its profile change and its deactivation are A's.
+    await t.db.transaction().execute((trx) =>
+      writeDirectory(trx, env, {
+        providers: doc.providers!.filter((p) => p.id === 'pr_b1').map((p) => ({ ...p, last_name: 'Changed' })),
+        provider_locations: doc.provider_locations!.filter((p) => p.provider_id === 'pr_a1' && p.location_id === 'lo_bk').map((p) => ({ ...p, active: false })),
+      }),
+    );
+    // B adds both after their changes: added (the active one) and removed (the inactive one), as before.
+    await t.db.transaction().execute((trx) => joinDeveloperDirectory(trx, env, f.devB.developer_id, [PL.b1nyc, PL.a1bk]));
+    const a = { env, developerId: f.devA.developer_id };
+    const b = { env, developerId: f.devB.developer_id };
+    const expectedA = { schedulable_entities_added: [], schedulable_entities_removed: [PL.a1bk], schedulable_entities_profile_updated: [PL.b1nyc] };
+    const expectedB = { schedulable_entities_added: [PL.b1nyc], schedulable_entities_removed: [PL.a1bk], schedulable_entities_profile_updated: [] };
+    for (const byKeyMax of [undefined, 0]) {
+      expect(await recentChangeSummary(t.db, a, new Date(), byKeyMax), `byKeyMax ${byKeyMax}`).toEqual(expectedA);
+      expect(await recentChangeSummary(t.db, b, new Date(), byKeyMax), `byKeyMax ${byKeyMax}`).toEqual(expectedB);
+    }
+    expect((await get(t, URL_, f.tokenA)).body.data.recent_change_summary).toEqual(expectedA);
+    // As the tests below expect the fixture.
+    await t.db.transaction().execute((trx) =>
+      writeDirectory(trx, env, { provider_locations: doc.provider_locations!.filter((p) => p.provider_id === 'pr_a1' && p.location_id === 'lo_bk') }),
+    );
+    await t.db.deleteFrom('developer_provider_locations').where('developer_id', '=', f.devB.developer_id).where('provider_location_id', 'in', [PL.b1nyc, PL.a1bk]).execute();
   });
 });
 

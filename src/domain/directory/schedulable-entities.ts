@@ -356,41 +356,73 @@ export async function listSchedulableEntities(
   return { total, entities };
 }
 
+/** Up to this many candidates, `recentChangeSummary` looks each up by key; past it, it hashes the window. */
+export const RECENT_CANDIDATES_BY_KEY = 2000;
+
 /**
  * The 72-hour change summary of the caller's directory (docs/api/directory.md#schedulable-entities): added (activated, or
  * added to the directory) and still active; removed (deactivated) and still inactive; profile
  * updated and active, not already listed as added.
  */
-export async function recentChangeSummary(db: Db, caller: DirectoryCaller, now: Date = new Date()): Promise<RecentChangeSummary> {
+export async function recentChangeSummary(
+  db: Db,
+  caller: DirectoryCaller,
+  now: Date = new Date(),
+  /** Up to how many candidates are looked up by key (tests set it to exercise both ways). */
+  byKeyMax = RECENT_CANDIDATES_BY_KEY,
+): Promise<RecentChangeSummary> {
   const since = new Date(now.getTime() - RECENT_WINDOW_MS);
-  // Only what changed in the window is read: the environment's recent changes (directory_changes_recent)
-  // and the caller's recent additions (developer_provider_locations_recent, migration 0007), so a
-  // directory with no recent change costs two empty index range scans whatever its size.
+  const env = caller.env;
+  const dev = caller.developerId;
+  // The candidates are the caller's own: its provider-locations changed in the window while in its
+  // directory (developer_directory_changes_recent) and those it added in the window
+  // (developer_provider_locations_recent), two index ranges. Up to `byKeyMax` of them,
+  // each is looked up by key (its directory row, its provider-location, its changes in the window by
+  // directory_changes_pl): the summary then costs the caller's changes, whatever the size of its
+  // directory and whatever other developers changed meanwhile. Past that (right after an import)
+  // the answer is most of the directory anyway and hash joins over the window and the directory
+  // cost less than as many lookups. The count is an InitPlan: only one branch runs.
+  // (docs/performance.md, "Directory reads (issue #20 §7)")
   const { rows } = await sql<{ id: string; active: boolean; added: boolean; removed: boolean; updated: boolean }>`
-    WITH changed AS (
-      SELECT dc.provider_location_id AS id,
-        bool_or(dc.change = 'added') AS added, bool_or(dc.change = 'removed') AS removed,
+    WITH ids AS MATERIALIZED (
+      SELECT c.provider_location_id AS id FROM developer_directory_changes c
+      WHERE c.env = ${env} AND c.developer_id = ${dev} AND c.changed_at >= ${since}
+      UNION
+      SELECT dpl.provider_location_id FROM developer_provider_locations dpl
+      WHERE dpl.env = ${env} AND dpl.developer_id = ${dev} AND dpl.added_at >= ${since}
+    )
+    SELECT e.id, e.active, (e.added_at >= ${since} OR coalesce(c.added, false)) AS added,
+      coalesce(c.removed, false) AS removed, coalesce(c.updated, false) AS updated
+    FROM ids
+    CROSS JOIN LATERAL (
+      SELECT pl.id, pl.active, dpl.added_at
+      FROM developer_provider_locations dpl
+      JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id
+      WHERE dpl.developer_id = ${dev} AND dpl.provider_location_id = ids.id AND dpl.env = ${env}
+      LIMIT 1
+    ) e
+    CROSS JOIN LATERAL (
+      SELECT bool_or(dc.change = 'added') AS added, bool_or(dc.change = 'removed') AS removed,
         bool_or(dc.change = 'profile_updated') AS updated
       FROM directory_changes dc
-      WHERE dc.env = ${caller.env} AND dc.changed_at >= ${since}
-      GROUP BY dc.provider_location_id
-    ),
-    joined AS (
-      SELECT dpl.provider_location_id AS id FROM developer_provider_locations dpl
-      WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.added_at >= ${since}
-    ),
-    ids AS (SELECT id FROM changed UNION SELECT id FROM joined)
-    SELECT pl.id, pl.active,
-      (j.id IS NOT NULL OR coalesce(c.added, false)) AS added,
-      coalesce(c.removed, false) AS removed,
-      coalesce(c.updated, false) AS updated
+      WHERE dc.env = ${env} AND dc.provider_location_id = ids.id AND dc.changed_at >= ${since}
+    ) c
+    WHERE (SELECT count(*) FROM ids) <= ${byKeyMax}
+    UNION ALL
+    SELECT pl.id, pl.active, (dpl.added_at >= ${since} OR coalesce(c.added, false)) AS added,
+      coalesce(c.removed, false) AS removed, coalesce(c.updated, false) AS updated
     FROM ids
-    JOIN developer_provider_locations dpl
-      ON dpl.developer_id = ${caller.developerId} AND dpl.provider_location_id = ids.id AND dpl.env = ${caller.env}
-    JOIN provider_locations pl ON pl.env = ${caller.env} AND pl.id = ids.id
-    LEFT JOIN changed c ON c.id = ids.id
-    LEFT JOIN joined j ON j.id = ids.id
-    ORDER BY pl.id`.execute(db);
+    JOIN developer_provider_locations dpl ON dpl.developer_id = ${dev} AND dpl.provider_location_id = ids.id AND dpl.env = ${env}
+    JOIN provider_locations pl ON pl.env = ${env} AND pl.id = ids.id
+    LEFT JOIN (
+      SELECT dc.provider_location_id AS id, bool_or(dc.change = 'added') AS added, bool_or(dc.change = 'removed') AS removed,
+        bool_or(dc.change = 'profile_updated') AS updated
+      FROM directory_changes dc
+      WHERE dc.env = ${env} AND dc.changed_at >= ${since}
+      GROUP BY dc.provider_location_id
+    ) c ON c.id = ids.id
+    WHERE (SELECT count(*) FROM ids) > ${byKeyMax}
+    ORDER BY id`.execute(db);
   const out: RecentChangeSummary = { schedulable_entities_added: [], schedulable_entities_removed: [], schedulable_entities_profile_updated: [] };
   for (const r of rows) {
     if (r.active && r.added) out.schedulable_entities_added.push(r.id);
