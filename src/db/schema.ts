@@ -340,6 +340,17 @@ export interface DirectoryChangesTable {
   changed_at: Timestamp;
 }
 
+/**
+ * A developer's share of `directory_changes` (migration 0024, kept by a trigger): one row per change of a
+ * provider-location already in that developer's directory, for the 72-hour summary's candidates.
+ */
+export interface DeveloperDirectoryChangesTable {
+  env: Env;
+  developer_id: string;
+  provider_location_id: string;
+  changed_at: Timestamp;
+}
+
 export interface InsuranceCarriersTable {
   env: Env;
   id: string;
@@ -698,6 +709,7 @@ export interface Database {
   provider_location_search: ProviderLocationSearchTable;
   availability_summaries: AvailabilitySummariesTable;
   directory_changes: DirectoryChangesTable;
+  developer_directory_changes: DeveloperDirectoryChangesTable;
   directory_version: DirectoryVersionTable;
   calendar_versions: CalendarVersionsTable;
   insurance_carriers: InsuranceCarriersTable;

@@ -231,7 +231,7 @@ const RECENT_WINDOW_READ_MAX = 5000;
  * change of a provider-location's `go_live_at` or `profile_updated_at` is written with a
  * `directory_changes` row (`writeDirectory`), so the candidates are the environment's changes since
  * then (`directory_changes_recent`) and the caller's additions since then
- * (`developer_provider_locations_recent`), as in `recentChangeSummary`, each checked against the
+ * (`developer_provider_locations_recent`), each checked against the
  * timestamps themselves. Right after a large import the window holds most of the directory, and
  * de-duplicating it costs more than walking the directory: a bounded probe of the window picks one or
  * the other (same rows either way).
