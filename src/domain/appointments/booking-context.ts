@@ -26,6 +26,7 @@ import {
   type ScheduleData,
   type TimeOffJson,
 } from '../scheduling/schedule-data.js';
+import { providerLocationOfJson, type ProviderLocationJson } from '../scheduling/provider-location-json.js';
 import { directoryDurationsJsonSql, effectiveDurations, overridesJsonSql, readDurationsJson, type Durations } from '../scheduling/visit-reason-durations.js';
 
 export interface BookingContext {
@@ -62,23 +63,6 @@ export function contextDay(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
 
-interface PlJson {
-  id: string;
-  provider_id: string;
-  location_id: string;
-  practice_id: string;
-  time_zone: string;
-  active: boolean;
-  confirmation_type: ProviderLocationContext['confirmationType'];
-  visit_type: ProviderLocationContext['visitType'];
-  is_provider_resource: boolean;
-  phone_number: string | null;
-  phone_extension: string | null;
-  visit_reason_ids: string[] | null;
-  default_visit_reason_id: string | null;
-  required_fields: string[] | null;
-  accepts_booking_requests_from: string[] | null;
-}
 
 
 /**
@@ -139,30 +123,11 @@ export async function loadBookingContext(
       (SELECT version::text FROM directory_version) AS dv,
       coalesce((SELECT cv.version::text FROM calendar_versions cv JOIN pl ON cv.provider_id = pl.provider_id WHERE cv.env = ${env}), '0') AS cv`.execute(db);
   const r = rows[0]!;
-  const p = json<PlJson>(r.pl);
+  const p = json<ProviderLocationJson>(r.pl);
   const durationData = { durations: new Map<string, Durations>(), overrides: new Map() };
   readDurationsJson(durationData, r.durations, r.overrides);
   const durations = durationData.durations.get(input.visitReasonId);
-  const reasons = p?.visit_reason_ids?.length ? p.visit_reason_ids : p?.default_visit_reason_id ? [p.default_visit_reason_id] : [];
-  const pl: ProviderLocationContext | undefined = p
-    ? {
-        id: p.id,
-        providerId: p.provider_id,
-        locationId: p.location_id,
-        practiceId: p.practice_id,
-        timeZone: p.time_zone,
-        active: p.active,
-        confirmationType: p.confirmation_type,
-        visitType: p.visit_type,
-        isProviderResource: p.is_provider_resource,
-        locationPhone: p.phone_number,
-        locationPhoneExtension: p.phone_extension,
-        visitReasonIds: reasons,
-        defaultVisitReasonId: p.default_visit_reason_id,
-        requiredFields: p.required_fields ?? [],
-        acceptsBookingRequestsFrom: p.accepts_booking_requests_from ?? ['in_network', 'out_of_network', 'self_pay'],
-      }
-    : undefined;
+  const pl: ProviderLocationContext | undefined = p ? providerLocationOfJson({ ...p, accepts_booking_requests_from: p.accepts_booking_requests_from ?? null }) : undefined;
   const pushed: PushedSlot[] = (json<PushedSlotJson[]>(r.pushed) ?? []).map(pushedSlotOf);
   const schedule: ScheduleData = {
     pls: new Map(pl ? [[pl.id, pl]] : []),

@@ -29,6 +29,7 @@ import {
 } from '../scheduling/schedule-data.js';
 import { DAY_MS, minutesMs } from '../scheduling/local-time.js';
 import { readDurationsJson, noDurations, type Durations } from '../scheduling/visit-reason-durations.js';
+import { providerLocationOfJson } from '../scheduling/provider-location-json.js';
 import { checkStatement, freshStatement, type PlJson, type VersionsAndHolds } from './kept-statements.js';
 import type { KeptProviderLocation, KeptSchedules, KeptSpan } from './kept-schedules.js';
 import { MAX_DURATION_MINUTES } from './slots.js';
@@ -84,25 +85,6 @@ function holdsOf(r: VersionsAndHolds, into: Map<string, [number, number][]>): vo
   }
 }
 
-function contextOf(p: PlJson): ProviderLocationContext {
-  const reasons = p.visit_reason_ids?.length ? p.visit_reason_ids : p.default_visit_reason_id ? [p.default_visit_reason_id] : [];
-  return {
-    id: p.id,
-    providerId: p.provider_id,
-    locationId: p.location_id,
-    practiceId: p.practice_id,
-    timeZone: p.time_zone,
-    active: p.active,
-    confirmationType: p.confirmation_type,
-    visitType: p.visit_type,
-    isProviderResource: p.is_provider_resource,
-    locationPhone: p.phone_number,
-    locationPhoneExtension: p.phone_extension,
-    visitReasonIds: reasons,
-    defaultVisitReasonId: p.default_visit_reason_id,
-    requiredFields: p.required_fields ?? [],
-  };
-}
 
 /** Reads `ids` fresh, keeps them and the visit reason, and puts them into `out` with their held time; returns the versions read. */
 async function readFresh(
@@ -138,7 +120,7 @@ async function readFresh(
     list.push(timeOffSpanOf(t));
   }
   for (const p of driverJson<PlJson[]>(r.pls) ?? []) {
-    const pl = contextOf(p);
+    const pl = providerLocationOfJson(p);
     const entry: KeptProviderLocation = {
       directory: r.dv,
       calendar: calendarOf(cv, pl.providerId),

@@ -13,7 +13,8 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
-import { timeOffDates, weeklyBlocksAggSql, type ProviderLocationContext } from '../scheduling/schedule-data.js';
+import { timeOffDates, weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
+import type { ProviderLocationJson } from '../scheduling/provider-location-json.js';
 import { directoryDurationsJsonSql, overridesJsonSql } from '../scheduling/visit-reason-durations.js';
 import type { KeptSpan } from './kept-schedules.js';
 
@@ -26,24 +27,8 @@ export interface VersionsAndHolds {
   holds: unknown;
 }
 
-/** A provider-location as `freshStatement` returns it. */
-export interface PlJson {
-  id: string;
-  provider_id: string;
-  location_id: string;
-  practice_id: string;
-  time_zone: string;
-  active: boolean;
-  confirmation_type: ProviderLocationContext['confirmationType'];
-  visit_type: ProviderLocationContext['visitType'];
-  is_provider_resource: boolean;
-  phone_number: string | null;
-  phone_extension: string | null;
-  visit_reason_ids: string[] | null;
-  default_visit_reason_id: string | null;
-  required_fields: string[] | null;
-  blocks: string | null;
-}
+/** A provider-location as `freshStatement` returns it: its row and its weekly blocks. */
+export type PlJson = ProviderLocationJson & { blocks: string | null };
 
 /** What `freshStatement` returns besides the versions and held time. */
 export interface FreshRows extends VersionsAndHolds {
