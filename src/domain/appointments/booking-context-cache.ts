@@ -11,15 +11,18 @@
  * measured about 2.8 kB of heap (fourteen weekly blocks, no pushed slots), so the default bound of
  * 5,000 keeps at most ~15 MB per process.
  */
+import { LRUCache } from 'lru-cache';
 import type { Principal } from '../credentials/principal.js';
 import type { BookingContext } from './booking-context.js';
 
-/** A bounded map of booking contexts; the oldest entry goes first when it is full. */
+/** A bounded map of booking contexts; the least recently used goes first when it is full. */
 export class BookingContextCache {
-  private readonly entries = new Map<string, BookingContext>();
+  private readonly entries: LRUCache<string, BookingContext>;
 
   /** @param maxEntries contexts kept (about 3 kB each). */
-  constructor(private readonly maxEntries = 5_000) {}
+  constructor(maxEntries = 5_000) {
+    this.entries = new LRUCache({ max: Math.max(1, Math.floor(maxEntries)) });
+  }
 
   /** The key of a booking's context. */
   static key(principal: Principal, input: { providerLocationId: string; visitReasonId: string; insurancePlanId?: string | undefined; day: number }): string {
@@ -31,13 +34,8 @@ export class BookingContextCache {
     return this.entries.get(key);
   }
 
-  /** Keeps `ctx` under `key`, dropping the oldest context when full. */
+  /** Keeps `ctx` under `key`, dropping the least recently used context when full. */
   set(key: string, ctx: BookingContext): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
     this.entries.set(key, ctx);
   }
 

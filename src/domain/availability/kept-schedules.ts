@@ -14,6 +14,7 @@
  * timeslots; 1,000 entries), so the default 5,000 keeps ~10 MB, more with many timeslots.
  * One instance per application (src/http/app.ts makes it); nothing here is module-level state.
  */
+import { LRUCache } from 'lru-cache';
 import type { Env } from '../../db/schema.js';
 import type { ProviderLocationContext, PushedSlot, TimeOffSpan, WeeklyBlock } from '../scheduling/schedule-data.js';
 import type { Durations, ReasonOverride } from '../scheduling/visit-reason-durations.js';
@@ -55,53 +56,21 @@ export interface KeptInsurance {
   accepted: boolean;
 }
 
-/** A Map used as an LRU: a hit moves to the end, the first entry goes when full. */
-class Lru<V> {
-  private readonly entries = new Map<string, V>();
-  constructor(private readonly max: number) {}
-
-  get(key: string): V | undefined {
-    const v = this.entries.get(key);
-    if (v !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, v);
-    }
-    return v;
-  }
-
-  set(key: string, v: V): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.max) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(key, v);
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-}
-
 /** Default bound of kept provider-location entries (and, separately, of visit reasons). */
 export const KEPT_SCHEDULES_MAX = 5_000;
 
 /** The kept schedule data of one application (see the module comment). */
 export class KeptSchedules {
-  private readonly pls: Lru<KeptProviderLocation>;
-  private readonly reasons: Lru<KeptReason>;
-  private readonly insurance: Lru<KeptInsurance>;
+  private readonly pls: LRUCache<string, KeptProviderLocation>;
+  private readonly reasons: LRUCache<string, KeptReason>;
+  private readonly insurance: LRUCache<string, KeptInsurance>;
 
   /** @param maxEntries provider-location entries kept (about 2 kB each); as many visit reasons, and insurance answers. */
   constructor(maxEntries = KEPT_SCHEDULES_MAX) {
     const max = Math.max(1, Math.floor(maxEntries));
-    this.pls = new Lru(max);
-    this.reasons = new Lru(max);
-    this.insurance = new Lru(max);
+    this.pls = new LRUCache({ max });
+    this.reasons = new LRUCache({ max });
+    this.insurance = new LRUCache({ max });
   }
 
   private static plKey(env: Env, developerId: string | undefined, id: string, span: KeptSpan): string {
