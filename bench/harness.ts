@@ -40,7 +40,11 @@ export interface Scenario {
   url?: string;
   headers?: Record<string, string>;
   body?: string;
-  /** Per-request bodies (e.g. distinct booking slots), used in turn; overrides `body`. */
+  /**
+   * Per-request bodies (e.g. distinct booking slots), used in turn; overrides `body`. Each is sent
+   * once at most: the row ends after its duration or when the bodies run out, whichever comes first
+   * (a booking slot sent twice would measure a refusal, not a booking).
+   */
   bodies?: string[];
   /** Per-request paths (e.g. spread over many provider-locations), used in turn; overrides `path`. */
   paths?: string[];
@@ -107,6 +111,7 @@ export async function measure(name: string, url: string, s: Omit<Scenario, 'name
     ...(bodies || paths ? { requests: [{ setupRequest: BODIES_MODULE }], carebookBodies: bodies ?? [], carebookPaths: paths ?? [] } : {}),
     connections,
     duration: opts.seconds,
+    ...(bodies ? { maxOverallRequests: Math.max(bodies.length, connections) } : {}),
     workers: 1,
   } as autocannon.Options);
   return {
