@@ -27,6 +27,7 @@ import * as m0021 from './migrations/0021_directory_reads.js';
 import * as m0022 from './migrations/0022_attachment_files.js';
 import * as m0023 from './migrations/0023_practice_visit_reasons.js';
 import * as m0024 from './migrations/0024_developer_directory_changes.js';
+import * as m0025 from './migrations/0025_reference_data_versions.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022_attachment_files': m0022,
   '0023_practice_visit_reasons': m0023,
   '0024_developer_directory_changes': m0024,
+  '0025_reference_data_versions': m0025,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -3,7 +3,8 @@
  * on PostgreSQL the routing. There the "replica" is a stand-in on the test server: a pool whose
  * sessions are read-only (`default_transaction_read_only`, so any write sent to it fails) and whose
  * search_path puts a schema of views first: the same tables as the test's schema, except that
- * specialty names carry a "Replica " prefix (a read served by the replica shows it) and appointment
+ * specialty names carry a "Replica " prefix (a read served by the replica shows it; its directory
+ * version is another, as an older directory's would be) and appointment
  * holds are empty (a replica that has not received the latest bookings yet). The stand-in reaches
  * the primary's own server, so the lag check finds it caught up. A real streaming replica:
  * test/ops/read-replica.test.ts.
@@ -104,10 +105,16 @@ async function standInReplica(primary: TestDatabase, url: string): Promise<Repli
   for (const { table_name: t } of tables.rows) {
     let body = sql`SELECT * FROM ${sql.id(schema, t)}`;
     if (t === 'appointment_holds') body = sql`SELECT * FROM ${sql.id(schema, t)} WHERE false`;
-    if (t === 'specialties') {
+    // Its specialties differ from the primary's, so its directory is an older one: its directory
+    // version is another too (what is kept by version must never pass for the primary's).
+    const changed: Record<string, Record<string, ReturnType<typeof sql>>> = {
+      specialties: { name: sql`'Replica ' || name AS name` },
+      directory_version: { version: sql`version - 1000000 AS version` },
+    };
+    if (changed[t]) {
       const cols = await sql<{ column_name: string }>`
         SELECT column_name FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = ${t} ORDER BY ordinal_position`.execute(primary.db);
-      const list = cols.rows.map((c) => (c.column_name === 'name' ? sql`'Replica ' || name AS name` : sql.id(c.column_name)));
+      const list = cols.rows.map((c) => changed[t]![c.column_name] ?? sql.id(c.column_name));
       body = sql`SELECT ${sql.join(list)} FROM ${sql.id(schema, t)}`;
     }
     await sql`CREATE VIEW ${sql.id(views, t)} AS ${body}`.execute(primary.db);

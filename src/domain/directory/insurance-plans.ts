@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Env } from '../../db/schema.js';
+import { keptPage, readVersionedPage, type KeptReference } from './kept-reference.js';
 
 export const PLAN_TYPES = ['hmo', 'ppo', 'pos', 'epo', 'indemnity', 'aso', 'aco', 'acp', 'medicare', 'medicaid', 'other', 'uncategorized', 'hmo_pos'] as const;
 export const PROGRAM_TYPES = ['commercial', 'commercial_exchange', 'medicare', 'medicaid', 'workers_compensation', 'uncategorized'] as const;
@@ -67,22 +68,26 @@ function toPlan(r: Row): InsurancePlan {
   };
 }
 
-/** Plans matching the filters of docs/api/directory.md#insurance-plans, ordered by id. */
+/**
+ * Plans matching the filters of docs/api/directory.md#insurance-plans, ordered by id: one statement,
+ * or, with `keep`, the kept page while the directory is unchanged (kept-reference.ts).
+ */
 export async function listInsurancePlans(
   db: Db,
   env: Env,
   f: PlanFilter & { page: number; pageSize: number },
+  keep?: KeptReference,
 ): Promise<{ total: number; items: InsurancePlan[] }> {
   let q = base(db, env).where('p.status', '=', f.status as 'active');
   if (f.state) q = q.where((eb) => eb.or([eb('p.is_national', '=', true), eb(sql.val(f.state), '=', sql<string>`ANY(p.states)`)]));
   if (f.planType) q = q.where('p.plan_type', '=', f.planType);
   if (f.programType) q = q.where('p.program_type', '=', f.programType);
   if (f.careCategory) q = q.where(sql.val(f.careCategory), '=', sql<string>`ANY(p.care_categories)`);
-  const [rows, count] = await Promise.all([
-    q.select([...COLUMNS]).orderBy('p.id').limit(f.pageSize).offset(f.page * f.pageSize).execute(),
-    q.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { total: Number(count.n), items: (rows as Row[]).map(toPlan) };
+  const key = ['insurance_plans', env, f.status, f.state ?? '', f.planType ?? '', f.programType ?? '', f.careCategory ?? '', f.page, f.pageSize].join('\u0000');
+  return keptPage(db, keep, key, async () => {
+    const r = await readVersionedPage<Row>(db, q.select([...COLUMNS]).orderBy('p.id').limit(f.pageSize).offset(f.page * f.pageSize), q.select(sql<string>`count(*)`.as('n')));
+    return { ...r, items: r.items.map(toPlan) };
+  });
 }
 
 /** One plan by id (any status), or undefined. */

@@ -4,6 +4,7 @@ import type { Config } from '../../../config.js';
 import type { Db } from '../../../db/database.js';
 import type { AvailabilityCache } from '../../../domain/availability/summary-cache.js';
 import type { DirectoryCaller } from '../../../domain/directory/visible.js';
+import type { KeptReference } from '../../../domain/directory/kept-reference.js';
 import { principalOf } from '../../../http/auth-guard.js';
 
 export interface DirectoryDeps {
@@ -17,6 +18,8 @@ export interface DirectoryDeps {
   reads: Db;
   /** The application's memo of availability summaries for listings (src/domain/availability/summary-cache.ts). */
   availabilityCache?: AvailabilityCache;
+  /** The application's kept reference pages (specialties, visit reasons, insurance plans; src/domain/directory/kept-reference.ts). */
+  keptReference?: KeptReference;
 }
 
 /** The caller's directory: this environment, the token's developer (docs/api/directory.md#your-directory). */

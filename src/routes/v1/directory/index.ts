@@ -6,6 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AvailabilityCache } from '../../../domain/availability/summary-cache.js';
 import type { DirectoryDeps } from './context.js';
+import { KeptReference } from '../../../domain/directory/kept-reference.js';
 import { facilityRoutes } from './facilities.js';
 import { insuranceMappingRoutes } from './insurance-mappings.js';
 import { insurancePlanRoutes } from './insurance-plans.js';
@@ -21,8 +22,10 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & { kickIn
   const base = { config, db, reads };
   // Availability summaries in listings may be up to a minute old (src/domain/availability/summary-cache.ts).
   const listing = { ...base, availabilityCache: deps.availabilityCache ?? new AvailabilityCache() };
-  await app.register(referenceRoutes, base);
-  await app.register(insurancePlanRoutes, base);
+  // Reference pages kept while the directory version holds (src/domain/directory/kept-reference.ts).
+  const reference = { ...base, keptReference: deps.keptReference ?? new KeptReference() };
+  await app.register(referenceRoutes, reference);
+  await app.register(insurancePlanRoutes, reference);
   await app.register(schedulableEntityRoutes, listing);
   await app.register(providerRoutes, listing);
   await app.register(insuranceMappingRoutes, { ...base, kickJob: deps.kickInsuranceMappings });

@@ -7,7 +7,7 @@ import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-sc
 import type { DirectoryDeps } from './context.js';
 import { CareCategory, InsurancePlan, PlanStatus, PlanType, ProgramType } from './schemas.js';
 
-export const insurancePlanRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db }) => {
+export const insurancePlanRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db, keptReference }) => {
   const anyToken = app.guard({ allowAnonymous: true });
 
   app.get(
@@ -42,7 +42,7 @@ export const insurancePlanRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = asy
         planType: q.plan_type ?? q.network_type,
         programType: q.program_type,
         careCategory: q.care_category,
-      });
+      }, keptReference);
       return {
         request_id: String(req.id),
         page: q.page,

@@ -11,7 +11,7 @@ import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-sc
 import { callerOf, type DirectoryDeps } from './context.js';
 import { CareCategory, Specialty, VisitReason } from './schemas.js';
 
-export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db }) => {
+export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db, keptReference }) => {
   const anyToken = app.guard({ allowAnonymous: true });
 
   app.get(
@@ -53,7 +53,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (
     },
     async (req) => {
       const { page, page_size, care_category } = req.query;
-      const r = await listSpecialties(db, config.appEnv, { page, pageSize: page_size, careCategory: care_category });
+      const r = await listSpecialties(db, config.appEnv, { page, pageSize: page_size, careCategory: care_category }, keptReference);
       return { page, page_size, total_count: r.total, next_url: nextUrl(config.publicBaseUrl, req, page, page_size, r.total), data: r.items };
     },
   );
@@ -92,7 +92,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (
     },
     async (req) => {
       const { page, page_size, specialty_id } = req.query;
-      const r = await listVisitReasons(db, config.appEnv, { page, pageSize: page_size, specialtyId: specialty_id });
+      const r = await listVisitReasons(db, config.appEnv, { page, pageSize: page_size, specialtyId: specialty_id }, keptReference);
       return {
         request_id: String(req.id),
         page,

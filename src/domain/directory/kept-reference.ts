@@ -1,0 +1,82 @@
+/**
+ * Reference listings kept by directory version (issue #20 §6; docs/performance.md, "Reference
+ * listings kept by directory version"): specialties, visit reasons and insurance plans change only
+ * with the directory, and every table they read moves `directory_version` (migrations 0010, 0012,
+ * 0025). A listing's page is read in one statement together with the version it saw (one snapshot),
+ * and kept under that label; a later request for the same page reads only the version and answers
+ * from the kept page while it is unchanged. Equal versions mean the same committed directory, on
+ * the primary or on a replica, so a kept page is never older than the version a request sees.
+ *
+ * One instance per application (src/http/app.ts makes it). Bounded by the rows kept, not by pages:
+ * a page of 1,000 plans weighs as much as 1,000 pages of one.
+ */
+import { sql, type Compilable } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../../db/database.js';
+import { driverJson } from '../scheduling/schedule-data.js';
+
+/** A listing's page and total, as read with the directory version it saw. */
+export interface VersionedPage<T> {
+  version: string;
+  total: number;
+  items: T[];
+}
+
+/** Rows kept at most, over every page (about 0.5 kB each for the largest, insurance plans). */
+export const KEPT_REFERENCE_MAX_ROWS = 50_000;
+
+/** The kept reference pages of one application (see the module comment). */
+export class KeptReference {
+  private readonly pages: LRUCache<string, VersionedPage<unknown>>;
+
+  constructor(maxRows = KEPT_REFERENCE_MAX_ROWS) {
+    this.pages = new LRUCache({ maxSize: Math.max(1, Math.floor(maxRows)), sizeCalculation: (p) => 1 + p.items.length });
+  }
+
+  /** The kept page of `key`, current or not. */
+  get<T>(key: string): VersionedPage<T> | undefined {
+    return this.pages.get(key) as VersionedPage<T> | undefined;
+  }
+
+  /** Keeps `page` under `key`. */
+  set<T>(key: string, page: VersionedPage<T>): void {
+    this.pages.set(key, page as VersionedPage<unknown>);
+  }
+
+  /** Pages kept now. */
+  get size(): number {
+    return this.pages.size;
+  }
+}
+
+/** The directory's version now (decimal text). */
+async function directoryVersion(db: Db): Promise<string> {
+  const { rows } = await sql<{ v: string }>`SELECT version::text AS v FROM directory_version`.execute(db);
+  return rows[0]!.v;
+}
+
+/**
+ * The page `read` reads, from `keep` while the directory version is the one it was read with: one
+ * statement (the version) when it is, else `read`'s one statement, whose page is then kept. Without
+ * `keep`, `read` alone.
+ */
+export async function keptPage<T>(db: Db, keep: KeptReference | undefined, key: string, read: () => Promise<VersionedPage<T>>): Promise<VersionedPage<T>> {
+  const kept = keep?.get<T>(key);
+  if (kept && kept.version === (await directoryVersion(db))) return kept;
+  const fresh = await read();
+  keep?.set(key, fresh);
+  return fresh;
+}
+
+/**
+ * One statement: the directory version, the total of `count` (a query of one `count(*)` column)
+ * and the rows of `page` in id order (each row's columns by name, as JSON: timestamps arrive as ISO
+ * text), all from one snapshot.
+ */
+export async function readVersionedPage<R>(db: Db, page: Compilable, count: Compilable): Promise<VersionedPage<R>> {
+  const { rows } = await sql<{ v: string; n: string; items: unknown }>`
+    SELECT (SELECT version::text FROM directory_version) AS v, (${count}) AS n,
+      (SELECT coalesce(json_agg(t ORDER BY t.id), '[]'::json) FROM (${page}) AS t) AS items`.execute(db);
+  const r = rows[0]!;
+  return { version: r.v, total: Number(r.n), items: driverJson<R[]>(r.items) ?? [] };
+}
