@@ -40,7 +40,6 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/database.js';
@@ -53,6 +52,8 @@ import { generateDirectory } from '../src/domain/directory/seed.js';
 import { buildApp } from '../src/http/app.js';
 import { explain, planText, StatementCapture } from '../test/helpers/statement-capture.js';
 import { benchDatabase } from './scratch-schema.js';
+import { backdate } from './backdate.js';
+import { percentile, TimedGets } from './timed-gets.js';
 
 const PLS_PER_PROVIDER = 1.25;
 /** Facilities are searched around ZIPs of the same dense area at every size (the seed picks ZIPs uniformly). */
@@ -70,50 +71,15 @@ const say = (s: string): void => {
   process.stdout.write(`${s}\n`);
 };
 
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
-}
 
-let worker: Worker | undefined;
-let calls = 0;
-/** Times `urls` one after another over one connection (in the worker thread). */
-async function timedGets(urls: string[], headers: Record<string, string>): Promise<number[]> {
-  const w = (worker ??= new Worker(join(import.meta.dirname, 'timed-gets-worker.mjs')));
-  const id = ++calls;
-  const answer = new Promise<{ id: number; ms?: number[]; statuses?: number[]; error?: string }>((resolve) => {
-    const on = (m: { id: number }) => {
-      if (m.id !== id) return;
-      w.off('message', on);
-      resolve(m);
-    };
-    w.on('message', on);
-  });
-  w.postMessage({ id, urls, headers });
-  const m = await answer;
-  if (m.error) throw new Error(m.error);
-  const bad = m.statuses!.findIndex((s) => s !== 200);
-  if (bad >= 0) throw new Error(`GET ${urls[bad]}: ${m.statuses![bad]}`);
-  return m.ms!;
-}
+const client = new TimedGets();
+const timedGets = (urls: string[], headers: Record<string, string>): Promise<number[]> => client.get(urls, headers);
 
 /** `BENCH_DATABASE_URL`: a scratch schema there; else an in-memory PGlite. */
 function database(): Promise<{ db: Db; engine: 'pglite' | 'postgres'; label: string; close(): Promise<void> }> {
   return benchDatabase(process.env.BENCH_DATABASE_URL, { prefix: 'bench_reads', poolSize: 10 });
 }
 
-/** Moves the developer's additions and changes past the 72-hour window (a directory in service), then analyses. */
-async function backdate(db: Db, developerId: string): Promise<void> {
-  const past = new Date(Date.now() - 100 * 3600_000);
-  const mine = sql`(SELECT provider_location_id FROM developer_provider_locations WHERE developer_id = ${developerId})`;
-  await sql`UPDATE developer_provider_locations SET added_at = ${past} WHERE developer_id = ${developerId}`.execute(db);
-  await sql`UPDATE directory_changes SET changed_at = ${past} WHERE env = 'sandbox' AND changed_at > ${past} AND provider_location_id IN ${mine}`.execute(db);
-  await sql`UPDATE provider_locations SET go_live_at = least(go_live_at, ${past}), profile_updated_at = least(profile_updated_at, ${past})
-    WHERE env = 'sandbox' AND id IN ${mine}`.execute(db);
-  for (const table of ['developer_provider_locations', 'directory_changes', 'provider_locations']) {
-    await sql`VACUUM ANALYZE ${sql.table(table)}`.execute(db).catch(() => sql`ANALYZE ${sql.table(table)}`.execute(db));
-  }
-}
 
 interface Measured {
   app: string;
@@ -191,7 +157,7 @@ async function main(): Promise<void> {
     if (!r.ok) throw new Error(`import: ${JSON.stringify(r.errors.slice(0, 3))}`);
     const pls = r.summary.provider_locations;
     say(`  ${pls} provider-locations imported in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    await backdate(h.db, creds.developer_id);
+    await backdate(h.db, 'sandbox', creds.developer_id);
     t0 = performance.now();
     let stored = 0;
     for (;;) {
@@ -262,7 +228,7 @@ async function main(): Promise<void> {
       say(`- ${m.size} ${LABEL[m.read]}: ${targets[0]!.label} / ${m.app} p50 warm ${ratio(m.warm, a.warm)}×, cold ${ratio(m.cold, a.cold)}×`);
     }
   }
-  worker?.terminate();
+  client.close();
   for (const t of targets) await t.close();
   await h.close();
 }

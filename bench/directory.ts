@@ -36,7 +36,6 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { sql } from 'kysely';
 import { maintainTables } from '../src/db/table-maintenance.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { MAX_SUMMARY_TTL_MS } from '../src/domain/availability/summary-cache.js';
@@ -46,6 +45,7 @@ import { documentToNdjson } from '../src/domain/directory/import/ndjson.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';
 import { measure, type Result, type Scenario, type Target } from './harness.js';
 import type { BenchContext } from './scenarios.js';
+import { backdate } from './backdate.js';
 
 const PLS_PER_PROVIDER = 1.25;
 const SMALL_SEED = 41;
@@ -120,23 +120,6 @@ async function seededDirectory(ctx: BenchContext, label: string, pls: number, se
   return d;
 }
 
-/**
- * Moves the directory's own additions and changes past the 72-hour window, as in a directory in
- * service (only this developer's rows and their provider-locations).
- */
-async function backdate(ctx: BenchContext, developerId: string): Promise<void> {
-  const env = ctx.config.appEnv;
-  const past = new Date(Date.now() - 100 * 3600_000);
-  const mine = sql`(SELECT provider_location_id FROM developer_provider_locations WHERE developer_id = ${developerId})`;
-  await sql`UPDATE developer_provider_locations SET added_at = ${past} WHERE developer_id = ${developerId}`.execute(ctx.db);
-  await sql`UPDATE directory_changes SET changed_at = ${past} WHERE env = ${env} AND changed_at > ${past} AND provider_location_id IN ${mine}`.execute(ctx.db);
-  await sql`UPDATE provider_locations SET go_live_at = least(go_live_at, ${past}), profile_updated_at = least(profile_updated_at, ${past})
-    WHERE env = ${env} AND id IN ${mine}`.execute(ctx.db);
-  // As autovacuum would have done in service (index-only scans need the visibility map).
-  for (const table of ['developer_provider_locations', 'directory_changes', 'provider_locations']) {
-    await sql`VACUUM ANALYZE ${sql.table(table)}`.execute(ctx.db).catch(() => sql`ANALYZE ${sql.table(table)}`.execute(ctx.db));
-  }
-}
 
 /** Refresh passes as the summary worker runs them, until one has nothing to do: summaries written, wall and CPU time of this process. */
 async function refreshSummaries(ctx: BenchContext): Promise<{ summaries: number; passes: number; wallMs: number; cpuMs: number }> {
@@ -233,7 +216,7 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
 
   // 1. ~5,000 provider-locations, steady state.
   const small = await seededDirectory(ctx, '5k', Math.min(5000, target), SMALL_SEED);
-  await backdate(ctx, small.developerId);
+  await backdate(ctx.db, ctx.config.appEnv, small.developerId);
   const smallReads = keyReads(small, SEARCH_ZIP, postgres, SMALL_SEED, await npisOf(ctx, SMALL_SEED));
   const smallCold = new Map<string, number>();
   const smallP50 = new Map<string, number>();
@@ -258,7 +241,7 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
 
   // 4. Steady state: cold first requests on pages never requested (no memoised summary), first with
   //    no stored summary (worker not running), then with the summaries the worker stores.
-  await backdate(ctx, large.developerId);
+  await backdate(ctx.db, ctx.config.appEnv, large.developerId);
   const pages = Math.max(1, Math.ceil(large.pls / 10000));
   const coldPages = pages > 1 ? Array.from({ length: Math.min(pages, 5) - 1 }, (_, i) => i + 1) : [0];
   const coldPath = (p: number) => `/v1/schedulable_entities?page_size=10000&page=${p}`;

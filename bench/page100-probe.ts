@@ -19,10 +19,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { loadConfig } from '../src/config.js';
-import { openDatabase, type Db } from '../src/db/database.js';
+import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { maintainTables } from '../src/db/table-maintenance.js';
 import { refreshAvailabilitySummaries } from '../src/domain/availability/summary-refresh.js';
@@ -33,44 +32,14 @@ import { generateDirectory } from '../src/domain/directory/seed.js';
 import { buildApp } from '../src/http/app.js';
 import { explain, planText, StatementCapture } from '../test/helpers/statement-capture.js';
 import { benchDatabase } from './scratch-schema.js';
+import { backdate } from './backdate.js';
+import { percentile, TimedGets } from './timed-gets.js';
 
 const say = (s: string): void => void process.stdout.write(`${s}\n`);
-const pct = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-};
 
-let worker: Worker | undefined;
-let calls = 0;
-async function timedGets(urls: string[], headers: Record<string, string>): Promise<number[]> {
-  const w = (worker ??= new Worker(join(import.meta.dirname, 'timed-gets-worker.mjs')));
-  const id = ++calls;
-  const answer = new Promise<{ id: number; ms?: number[]; statuses?: number[]; error?: string }>((resolve) => {
-    const on = (m: { id: number }) => {
-      if (m.id !== id) return;
-      w.off('message', on);
-      resolve(m);
-    };
-    w.on('message', on);
-  });
-  w.postMessage({ id, urls, headers });
-  const m = await answer;
-  if (m.error) throw new Error(m.error);
-  if (m.statuses!.some((s) => s !== 200)) throw new Error(`status ${m.statuses}`);
-  return m.ms!;
-}
+const client = new TimedGets();
+const timedGets = (urls: string[], headers: Record<string, string>): Promise<number[]> => client.get(urls, headers);
 
-async function backdate(db: Db, developerId: string): Promise<void> {
-  const past = new Date(Date.now() - 100 * 3600_000);
-  const mine = sql`(SELECT provider_location_id FROM developer_provider_locations WHERE developer_id = ${developerId})`;
-  await sql`UPDATE developer_provider_locations SET added_at = ${past} WHERE developer_id = ${developerId}`.execute(db);
-  await sql`UPDATE directory_changes SET changed_at = ${past} WHERE env = 'sandbox' AND changed_at > ${past} AND provider_location_id IN ${mine}`.execute(db);
-  await sql`UPDATE provider_locations SET go_live_at = least(go_live_at, ${past}), profile_updated_at = least(profile_updated_at, ${past})
-    WHERE env = 'sandbox' AND id IN ${mine}`.execute(db);
-  for (const table of ['developer_provider_locations', 'directory_changes', 'provider_locations']) {
-    await sql`VACUUM ANALYZE ${sql.table(table)}`.execute(db).catch(() => sql`ANALYZE ${sql.table(table)}`.execute(db));
-  }
-}
 
 const KEK = randomBytes(32).toString('base64');
 
@@ -133,12 +102,12 @@ async function main(): Promise<void> {
     const r = await importDirectory(h.db, documentToNdjson(generateDirectory(Math.round(size / 1.25), seed)), { env: 'sandbox', developerId: creds.developer_id, format: 'ndjson' });
     if (!r.ok) throw new Error('import');
     say(`  ${r.summary.provider_locations} imported in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    await backdate(h.db, creds.developer_id);
+    await backdate(h.db, 'sandbox', creds.developer_id);
     devs.push({ size: r.summary.provider_locations, headers });
     if (keep) await writeFile(join(keep, `dev-${size}.txt`), creds.developer_id);
     if (process.env.PROBE_EARLY) {
       const ms = await timedGets(Array.from({ length: warmN }, () => `${base}/v1/schedulable_entities?page_size=100`), headers);
-      say(`  early, ${r.summary.provider_locations} alone so far: warm p50 ${pct(ms, 50).toFixed(2)} ms`);
+      say(`  early, ${r.summary.provider_locations} alone so far: warm p50 ${percentile(ms, 50).toFixed(2)} ms`);
     }
   }
   const t0 = performance.now();
@@ -166,7 +135,7 @@ async function main(): Promise<void> {
         await h.db.executeQuery(CompiledQuery.raw(q.sql, [...q.parameters]));
         times.push(performance.now() - s);
       }
-      say(`  direct p50 ${pct(times, 50).toFixed(2)} ms`);
+      say(`  direct p50 ${percentile(times, 50).toFixed(2)} ms`);
       const plan = await explain(h.db, q, { analyze: true });
       say(planText(plan).map((l) => `  ${l}`).join('\n'));
       say(`  planning ${String((plan as Record<string, unknown>)['Planning Time'] ?? '')}`);
@@ -185,8 +154,8 @@ async function main(): Promise<void> {
       }
     }
   }
-  for (const [k, v] of warm) say(`warm ${k}: p50 ${pct(v, 50).toFixed(2)} ms p90 ${pct(v, 90).toFixed(2)} (n=${v.length})`);
-  await worker?.terminate();
+  for (const [k, v] of warm) say(`warm ${k}: p50 ${percentile(v, 50).toFixed(2)} ms p90 ${percentile(v, 90).toFixed(2)} (n=${v.length})`);
+  await client.close();
   await other2?.close();
   await app.close();
   await h.close();

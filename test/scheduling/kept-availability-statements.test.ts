@@ -7,42 +7,22 @@
  * fresh read; the insurance filter's answers are kept too.
  */
 import { randomUUID } from 'node:crypto';
-import { Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatementMeter } from '../../bench/statement-meter.js';
-import { openDatabase, type Db } from '../../src/db/database.js';
-import { PGliteDialect } from '../../src/db/pglite-dialect.js';
-import { ReplicaState } from '../../src/db/replica-state.js';
-import type { Database } from '../../src/db/schema.js';
 import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { nyDate, PL, schedulingDirectory } from '../appointments/fixtures.js';
-import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
+import { newDeveloper, type TestApp } from '../helpers/app.js';
+import { meteredReadsApp } from '../helpers/metered-reads.js';
 import { bearer, clientToken } from '../helpers/auth.js';
-import { engineName, testDatabaseUrl } from '../helpers/db.js';
+import { engineName } from '../helpers/db.js';
 
 const meter = new StatementMeter();
 let t: TestApp;
 let token: string;
 
 beforeAll(async () => {
-  t = await testApp(
-    { APP_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.org' },
-    {
-      replica: async (h) => {
-        let reads: Db;
-        let close = async (): Promise<void> => undefined;
-        if (testDatabaseUrl) {
-          const m = await openDatabase({ databaseUrl: testDatabaseUrl, schema: h.schema!, poolSize: 4, wrapDialect: meter.wrap });
-          reads = m.db;
-          close = () => m.close();
-        } else {
-          // Not destroyed: that would close the engine the test app uses.
-          reads = new Kysely<Database>({ dialect: meter.wrap(new PGliteDialect(h.pglite!)) });
-        }
-        return { reads, state: new ReplicaState(1000), close };
-      },
-    },
-  );
+  t = await meteredReadsApp(meter);
   const dev = await newDeveloper(t);
   await t.db.transaction().execute((trx) => writeDirectory(trx, 'production', schedulingDirectory(), { developerId: dev.developer_id }));
   token = await clientToken(t, dev);
