@@ -63,8 +63,6 @@ export function contextDay(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
 
-
-
 /**
  * Loads the booking context of `providerLocationId` for `principal` (its environment and directory),
  * with calendar timeslots within 36 hours of UTC day `day` (`contextDay`), which covers the local
