@@ -66,7 +66,7 @@ describe(`availability's schedule data in one statement (${engineName})`, () => 
       meter.reset();
       const now = new Date();
       const load = await loadKeptSchedules(db, keep, {
-        env: 'sandbox', developerId: e.dev.developer_id, ids, visitReasonId: 'pc_t30', span: availabilitySpan(now, day, day), withHolds: true,
+        env: 'sandbox', developerId: e.dev.developer_id, ids, visitReasonId: 'pc_t30', span: availabilitySpan(new LocalClock(), now, day, day), withHolds: true,
       });
       const statements = meter.snapshot().statements;
       const pls = new Map(ids.map((id) => [id, load.pls.get(id)!]));

@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
 import type { PatientType } from '../patient-type.js';
-import { DAY_MS, type LocalClock } from '../scheduling/local-time.js';
+import type { LocalClock } from '../scheduling/local-time.js';
 import type { SlotSource } from '../scheduling/schedule-data.js';
 import { keptSpan, loadKeptSchedules } from './kept-load.js';
 import type { KeptSchedules, KeptSpan } from './kept-schedules.js';
@@ -15,26 +15,21 @@ import { acceptingInsurance } from './insurance-filter.js';
 import { FIRST_AVAILABILITY_DAYS, firstAvailabilityWindows, walkFirstAvailability } from './slot-lists.js';
 import type { Timeslot } from './slots.js';
 
-/** `date` (YYYY-MM-DD) plus `days`. */
-function plusDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
-
 /**
  * The span of an availability request: the query's local dates, else today in any zone (the UTC
  * date ± 1) and 7 days on. The same for every provider-location, whatever its zone, so one key
  * finds its kept data before its zone is known; it changes at UTC midnight for the default window.
  */
-export function availabilitySpan(now: Date, from: string | undefined, to: string | undefined): KeptSpan {
-  const utcToday = now.toISOString().slice(0, 10);
-  return keptSpan(from ?? plusDays(utcToday, -1), to ?? plusDays(from ?? plusDays(utcToday, 1), 7));
+export function availabilitySpan(clock: LocalClock, now: Date, from: string | undefined, to: string | undefined): KeptSpan {
+  const utcToday = clock.today('UTC', now);
+  return keptSpan(from ?? clock.addDays(utcToday, -1), to ?? clock.addDays(from ?? clock.addDays(utcToday, 1), 7));
 }
 
 /** The span of `first_availability` from `from` (default today) to `days` after today, in any zone; undefined when empty. */
-export function firstAvailabilitySpan(now: Date, from: string | undefined, days: number): KeptSpan | undefined {
-  const utcToday = now.toISOString().slice(0, 10);
-  const earliest = plusDays(utcToday, -1);
-  const last = plusDays(utcToday, days + 1);
+export function firstAvailabilitySpan(clock: LocalClock, now: Date, from: string | undefined, days: number): KeptSpan | undefined {
+  const utcToday = clock.today('UTC', now);
+  const earliest = clock.addDays(utcToday, -1);
+  const last = clock.addDays(utcToday, days + 1);
   const first = from && from > earliest ? from : earliest;
   return first > last ? undefined : keptSpan(first, last);
 }
@@ -59,7 +54,7 @@ export async function keptFirstAvailability(
   },
 ): Promise<{ found: Map<string, Timeslot>; statements: number }> {
   const { windows } = firstAvailabilityWindows(input.pls, { from: input.from, now: input.now, clock: input.clock, days: FIRST_AVAILABILITY_DAYS });
-  const span = firstAvailabilitySpan(input.now, input.from, FIRST_AVAILABILITY_DAYS);
+  const span = firstAvailabilitySpan(input.clock, input.now, input.from, FIRST_AVAILABILITY_DAYS);
   if (windows.size === 0 || !span) return { found: new Map(), statements: 0 };
   const load = await loadKeptSchedules(db, keep, {
     env: input.env,

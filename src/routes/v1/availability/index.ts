@@ -100,7 +100,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
       // One statement when everything is kept (docs/scheduling.md, "Kept schedule data"): the
       // provider-locations, the visit reason and their schedules over the window, and held time.
       const loaded = idsOk && !errors.length
-        ? await loadKeptSchedules(db, kept, { env, developerId: p.developerId, ids: unique, visitReasonId: q.visit_reason_id, span: availabilitySpan(now, start, end), withHolds: true })
+        ? await loadKeptSchedules(db, kept, { env, developerId: p.developerId, ids: unique, visitReasonId: q.visit_reason_id, span: availabilitySpan(sharedClock, now, start, end), withHolds: true })
         : undefined;
       const reasonKnown = loaded
         ? loaded.reasonKnown
