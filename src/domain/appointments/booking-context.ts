@@ -11,6 +11,7 @@
  * booking statement inserts only while they still hold.
  */
 import { sql, type Kysely } from 'kysely';
+import { statementTemplate, type StatementTemplate } from '../../db/fast/statement-template.js';
 import type { Database } from '../../db/schema.js';
 import type { Principal } from '../credentials/principal.js';
 import { DAY_MS } from '../scheduling/local-time.js';
@@ -58,10 +59,75 @@ export interface ContextVersions {
 /** Calendar timeslots this far either side of the start's UTC day are loaded (covers any zone's local day). */
 const AROUND_MS = 36 * 3600_000;
 
+/** The context statement's one row. */
+interface ContextRow {
+  pl: unknown;
+  durations: unknown;
+  overrides: unknown;
+  blocks: string | null;
+  pushed: unknown;
+  time_off: unknown;
+  plan: boolean | null;
+  in_network: boolean | null;
+  dv: string;
+  cv: string;
+}
+
 /** The UTC day (days since the epoch) whose context serves a start at `ms`: contexts are read, and kept, per day. */
 export function contextDay(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
+
+/** The context statement's slots (`contextStatement`). */
+const CONTEXT_SLOTS = ['env', 'id', 'developerId', 'reasons', 'ids', 'from', 'to', 'fromDate', 'toDate', 'plan'] as const;
+
+/** The context statement, with or without the insurance plan's questions; compiled once (statement-template.ts). */
+function contextStatement(withPlan: boolean): StatementTemplate<(typeof CONTEXT_SLOTS)[number]> {
+  return statementTemplate(CONTEXT_SLOTS, (p) => sql`
+    WITH pl AS (
+      SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
+             pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields,
+             pl.accepts_booking_requests_from
+      FROM provider_locations pl
+      JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
+      JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
+      WHERE pl.env = ${p.env} AND pl.id = ${p.id}
+        AND EXISTS (SELECT 1 FROM developer_provider_locations dpl
+                    WHERE dpl.env = pl.env AND dpl.provider_location_id = pl.id AND dpl.developer_id = ${p.developerId})
+    )
+    SELECT
+      (SELECT row_to_json(pl) FROM pl) AS pl,
+      ${directoryDurationsJsonSql(p.env, p.reasons)} AS durations,
+      ${overridesJsonSql(p.env, p.ids)} AS overrides,
+      (SELECT ${weeklyBlocksAggSql()} FROM weekly_schedules ws WHERE ws.env = ${p.env} AND ws.provider_location_id = ${p.id}) AS blocks,
+      (SELECT json_agg(json_build_object(
+                'local_date', ct.local_date::text, 'start_ms', (extract(epoch FROM ct.start_utc) * 1000)::float8,
+                'allowed', ct.allowed_visit_reason_ids, 'excluded', ct.excluded_visit_reason_ids, 'patient_type', ct.patient_type))
+         FROM calendar_timeslots ct JOIN pl ON ct.provider_id = pl.provider_id AND ct.location_id = pl.location_id
+         WHERE ct.env = ${p.env} AND ct.start_utc >= ${p.from} AND ct.start_utc < ${p.to}) AS pushed,
+      (SELECT json_agg(json_build_object(
+                'provider_location_id', t.provider_location_id, 'start_date', t.start_date::text, 'end_date', t.end_date::text,
+                'start_local', to_char(t.start_local, 'HH24:MI'), 'end_local', to_char(t.end_local, 'HH24:MI')))
+         FROM time_off t JOIN pl ON t.provider_id = pl.provider_id AND (t.provider_location_id IS NULL OR t.provider_location_id = pl.id)
+         WHERE t.env = ${p.env} AND t.start_date <= ${p.toDate}::date AND t.end_date >= ${p.fromDate}::date) AS time_off,
+      ${withPlan
+        ? sql`EXISTS (SELECT 1 FROM insurance_plans ip WHERE ip.env = ${p.env} AND ip.id = ${p.plan})`
+        : sql`NULL::boolean`} AS plan,
+      ${withPlan
+        ? sql`(SELECT CASE WHEN pt.insurance_managed_at_practice
+                  THEN EXISTS (SELECT 1 FROM practice_insurance_plans pip
+                               WHERE pip.env = ${p.env} AND pip.practice_id = pt.id AND pip.insurance_plan_id = ${p.plan})
+                  ELSE EXISTS (SELECT 1 FROM provider_location_insurance_plans plip
+                               WHERE plip.env = ${p.env} AND plip.provider_location_id = pl.id AND plip.insurance_plan_id = ${p.plan})
+                END
+              FROM pl JOIN practices pt ON pt.env = ${p.env} AND pt.id = pl.practice_id)`
+        : sql`NULL::boolean`} AS in_network,
+      (SELECT version::text FROM directory_version) AS dv,
+      coalesce((SELECT cv.version::text FROM calendar_versions cv JOIN pl ON cv.provider_id = pl.provider_id WHERE cv.env = ${p.env}), '0') AS cv`);
+}
+
+const WITH_PLAN = contextStatement(true);
+const WITHOUT_PLAN = contextStatement(false);
 
 /**
  * Loads the booking context of `providerLocationId` for `principal` (its environment and directory),
@@ -79,47 +145,10 @@ export async function loadBookingContext(
   const to = new Date((input.day + 1) * DAY_MS + AROUND_MS);
   const fromDate = new Date(input.day * DAY_MS - 2 * DAY_MS).toISOString().slice(0, 10);
   const toDate = new Date(input.day * DAY_MS + 2 * DAY_MS).toISOString().slice(0, 10);
-  const { rows } = await sql<{ pl: unknown; durations: unknown; overrides: unknown; blocks: string | null; pushed: unknown; time_off: unknown; plan: boolean | null; in_network: boolean | null; dv: string; cv: string }>`
-    WITH pl AS (
-      SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
-             pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields,
-             pl.accepts_booking_requests_from
-      FROM provider_locations pl
-      JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
-      JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
-      WHERE pl.env = ${env} AND pl.id = ${id}
-        AND EXISTS (SELECT 1 FROM developer_provider_locations dpl
-                    WHERE dpl.env = pl.env AND dpl.provider_location_id = pl.id AND dpl.developer_id = ${principal.developerId})
-    )
-    SELECT
-      (SELECT row_to_json(pl) FROM pl) AS pl,
-      ${directoryDurationsJsonSql(env, [input.visitReasonId])} AS durations,
-      ${overridesJsonSql(env, [id])} AS overrides,
-      (SELECT ${weeklyBlocksAggSql()} FROM weekly_schedules ws WHERE ws.env = ${env} AND ws.provider_location_id = ${id}) AS blocks,
-      (SELECT json_agg(json_build_object(
-                'local_date', ct.local_date::text, 'start_ms', (extract(epoch FROM ct.start_utc) * 1000)::float8,
-                'allowed', ct.allowed_visit_reason_ids, 'excluded', ct.excluded_visit_reason_ids, 'patient_type', ct.patient_type))
-         FROM calendar_timeslots ct JOIN pl ON ct.provider_id = pl.provider_id AND ct.location_id = pl.location_id
-         WHERE ct.env = ${env} AND ct.start_utc >= ${from} AND ct.start_utc < ${to}) AS pushed,
-      (SELECT json_agg(json_build_object(
-                'provider_location_id', t.provider_location_id, 'start_date', t.start_date::text, 'end_date', t.end_date::text,
-                'start_local', to_char(t.start_local, 'HH24:MI'), 'end_local', to_char(t.end_local, 'HH24:MI')))
-         FROM time_off t JOIN pl ON t.provider_id = pl.provider_id AND (t.provider_location_id IS NULL OR t.provider_location_id = pl.id)
-         WHERE t.env = ${env} AND t.start_date <= ${toDate}::date AND t.end_date >= ${fromDate}::date) AS time_off,
-      ${input.insurancePlanId !== undefined
-        ? sql`EXISTS (SELECT 1 FROM insurance_plans ip WHERE ip.env = ${env} AND ip.id = ${input.insurancePlanId})`
-        : sql`NULL::boolean`} AS plan,
-      ${input.insurancePlanId !== undefined
-        ? sql`(SELECT CASE WHEN pt.insurance_managed_at_practice
-                  THEN EXISTS (SELECT 1 FROM practice_insurance_plans pip
-                               WHERE pip.env = ${env} AND pip.practice_id = pt.id AND pip.insurance_plan_id = ${input.insurancePlanId})
-                  ELSE EXISTS (SELECT 1 FROM provider_location_insurance_plans plip
-                               WHERE plip.env = ${env} AND plip.provider_location_id = pl.id AND plip.insurance_plan_id = ${input.insurancePlanId})
-                END
-              FROM pl JOIN practices pt ON pt.env = ${env} AND pt.id = pl.practice_id)`
-        : sql`NULL::boolean`} AS in_network,
-      (SELECT version::text FROM directory_version) AS dv,
-      coalesce((SELECT cv.version::text FROM calendar_versions cv JOIN pl ON cv.provider_id = pl.provider_id WHERE cv.env = ${env}), '0') AS cv`.execute(db);
+  const statement = input.insurancePlanId !== undefined ? WITH_PLAN : WITHOUT_PLAN;
+  const { rows } = await db.executeQuery<ContextRow>(statement({
+    env, id, developerId: principal.developerId, reasons: [input.visitReasonId], ids: [id], from, to, fromDate, toDate, plan: input.insurancePlanId ?? null,
+  }));
   const r = rows[0]!;
   const p = json<ProviderLocationJson>(r.pl);
   const durationData = { durations: new Map<string, Durations>(), overrides: new Map() };
