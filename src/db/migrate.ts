@@ -28,6 +28,7 @@ import * as m0022 from './migrations/0022_attachment_files.js';
 import * as m0023 from './migrations/0023_practice_visit_reasons.js';
 import * as m0024 from './migrations/0024_developer_directory_changes.js';
 import * as m0025 from './migrations/0025_reference_data_versions.js';
+import * as m0026 from './migrations/0026_time_off_truncate_version.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023_practice_visit_reasons': m0023,
   '0024_developer_directory_changes': m0024,
   '0025_reference_data_versions': m0025,
+  '0026_time_off_truncate_version': m0026,
 };
 
 class StaticProvider implements MigrationProvider {

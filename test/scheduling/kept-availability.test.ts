@@ -2,9 +2,10 @@
  * Kept schedule data (docs/scheduling.md, "Kept schedule data") never offers a stale slot: each kind
  * of schedule change is seen by the very next availability request after one that kept the data,
  * through the real endpoints: weekly hours, time off and a visit reason override through the
- * Practice API, a directory import through the admin API, a calendar push through `/v1`, a
+ * Practice API, an operator's `TRUNCATE time_off`, a directory import through the admin API, a calendar push through `/v1`, a
  * booking's held time, and an insurance plan mapped (the insurance filter's answers are kept too).
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { book, nyDate, PL, slots, type SchedulingEnv } from '../appointments/fixtures.js';
 import { bearer } from '../helpers/auth.js';
@@ -52,6 +53,17 @@ describe(`availability from kept schedule data (${engineName})`, () => {
       expect(after.filter((t) => t >= '08:00' && t < '17:00')).toEqual([]);
       expect(after).toContain('17:00');
     }
+  });
+
+  it("an operator's TRUNCATE of time_off", async () => {
+    const d = nyDate(16);
+    const open = hhmm(await slots(e, PL.ny, { start: d, end: d }));
+    expect(open.filter((t) => t >= '08:00' && t < '17:00').length).toBeGreaterThan(0);
+    const res = await practice('POST', '/time_off', { provider_id: 'pr_ny', start_date: d, end_date: d, start_local: '08:00', end_local: '17:00' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await kept(PL.ny, d)).filter((t) => t >= '08:00' && t < '17:00')).toEqual([]);
+    await sql`TRUNCATE time_off`.execute(e.t.db);
+    expect(hhmm(await slots(e, PL.ny, { start: d, end: d }))).toEqual(open);
   });
 
   it('a visit reason override through the Practice API', async () => {
