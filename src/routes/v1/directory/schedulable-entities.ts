@@ -4,7 +4,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { listSchedulableEntities, recentChangeSummary, SCHEDULE_TYPES } from '../../../domain/directory/schedulable-entities.js';
+import { recentChangeSummary } from '../../../domain/directory/recent-change-summary.js';
+import { listSchedulableEntities, SCHEDULE_TYPES } from '../../../domain/directory/schedulable-entities.js';
 import { invalidInput } from '../../../domain/errors.js';
 import { commaList, errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
