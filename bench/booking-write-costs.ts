@@ -19,10 +19,18 @@
  *
  * The variants are dropped and re-added between rounds; every booking's hold is deleted after each
  * row so the slots are free again. `node --import tsx bench/booking-write-costs.ts`
+ *
+ * With `BENCH_DOMAIN=1` it measures instead what the domain adds to the statement for a warm booking
+ * (docs/performance.md, "Where the targets stand"): the first slot of each (provider-location, UTC
+ * day) is booked through `createAppointment` so its context is kept, then rows of the later slots
+ * alternate between the bare statement and `createAppointment` with the kept contexts (the route's
+ * call without HTTP), 1,500 bookings each, three rounds.
  */
 import { sql } from 'kysely';
 import pg from 'pg';
-import { bookingStatement } from '../src/domain/appointments/create.js';
+import { BookingContextCache } from '../src/domain/appointments/booking-context-cache.js';
+import { bookingStatement, createAppointment } from '../src/domain/appointments/create.js';
+import { LocalClock } from '../src/domain/scheduling/local-time.js';
 import { computeAvailability } from '../src/domain/availability/slot-lists.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';
@@ -38,6 +46,7 @@ const URL_ = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:54
 const PLACES = Number(process.env.BENCH_PLACES ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 10;
+const domainOnly = process.env.BENCH_DOMAIN === '1';
 const DAY = 86_400_000;
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
@@ -79,18 +88,22 @@ try {
   await sql`CREATE TABLE bench_rows (id bigserial PRIMARY KEY, payload text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`.execute(db);
 
   const backends = async () => [...(await backendCpuMs(admin, portsOf(process.pid, Number(new URL(URL_).port || 5432)))).values()].reduce((a, b) => a + b, 0);
-  const row = async (what: 'booking' | 'insert') => {
+  const row = async (what: 'booking' | 'insert' | 'create', list: typeof jobs = jobs.slice(0, N)) => {
     let next = 0;
     const pg0 = await backends();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-      for (let i = next++; i < N; i = next++) {
+      for (let i = next++; i < list.length; i = next++) {
         if (what === 'insert') {
           await db.transaction().execute((trx) => sql`INSERT INTO bench_rows (payload) VALUES (${'x'.repeat(64)}) RETURNING id`.execute(trx));
           continue;
         }
-        const j = jobs[i]!;
+        const j = list[i]!;
+        if (what === 'create') {
+          await create(j);
+          continue;
+        }
         const pl = contexts.get(j.pl)!;
         const { rows } = await db.executeQuery<{ j: unknown[] }>(bookingStatement(texts, {
           principal, pl, patient, visitReasonId: j.reason, patientType: 'new', start: j.start, end: j.end, now: new Date(),
@@ -99,12 +112,35 @@ try {
         if (rows.length !== 1) throw new Error('a booking wrote nothing');
       }
     }));
-    const perSecond = N / ((performance.now() - t0) / 1000);
+    const perSecond = list.length / ((performance.now() - t0) / 1000);
     const cpu = process.cpuUsage(cpu0);
-    const server = ((await backends()) - pg0) * 1000 / N;
-    if (what === 'booking') await sql`DELETE FROM appointment_holds`.execute(db);
-    return { perSecond, serverUs: server, nodeUs: (cpu.user + cpu.system) / N };
+    const server = ((await backends()) - pg0) * 1000 / list.length;
+    if (what === 'booking' && !domainOnly) await sql`DELETE FROM appointment_holds`.execute(db);
+    return { perSecond, serverUs: server, nodeUs: (cpu.user + cpu.system) / list.length };
   };
+  const kept = new BookingContextCache(100_000);
+  const clock = new LocalClock();
+  const createTexts = new Map<string, string>();
+  const create = (j: (typeof jobs)[number]) =>
+    createAppointment(db, principal, { appointment_type: 'providers', data: { start_time: j.start.toISOString(), visit_reason_id: j.reason, provider_location_id: j.pl, patient_type: 'new', patient } }, { clock, statementTexts: createTexts, contexts: kept });
+
+  if (domainOnly) {
+    const byDay = new Map<string, typeof jobs>();
+    for (const j of jobs) {
+      const k = `${j.pl}|${Math.floor(j.start.getTime() / DAY)}`;
+      byDay.set(k, [...(byDay.get(k) ?? []), j]);
+    }
+    for (const g of byDay.values()) await create(g[0]!);
+    const later = [...byDay.values()].flatMap((g) => g.slice(1));
+    say(`warm: ${byDay.size} (provider-location, day) contexts kept, ${later.length} later slots`);
+    say('| round | statement: bookings/s | PostgreSQL µs | Node µs | createAppointment: bookings/s | PostgreSQL µs | Node µs |');
+    say('|---|---|---|---|---|---|---|');
+    for (let r = 0; r < 3; r++) {
+      const s0 = await row('booking', later.slice(3000 * r, 3000 * r + 1500));
+      const c0 = await row('create', later.slice(3000 * r + 1500, 3000 * r + 3000));
+      say(`| ${r + 1} | ${s0.perSecond.toFixed(0)} | ${s0.serverUs.toFixed(0)} | ${s0.nodeUs.toFixed(0)} | ${c0.perSecond.toFixed(0)} | ${c0.serverUs.toFixed(0)} | ${c0.nodeUs.toFixed(0)} |`);
+    }
+  }
 
   const foreignKeys = async (referenced: string | undefined) =>
     (await admin.query<{ t: string; name: string; def: string }>(
@@ -130,10 +166,10 @@ try {
       undo: async () => void (await admin.query(`ALTER TABLE "${schema}".appointment_holds ADD CONSTRAINT appointment_holds_no_overlap ${exclusion}`)),
     },
   ];
-  await row('booking');
-  await row('insert');
+  if (!domainOnly) await row('booking');
+  if (!domainOnly) await row('insert');
   const results = new Map<string, { ratio: number; perSecond: number; serverUs: number; nodeUs: number }[]>();
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = 0; r < (domainOnly ? 0 : ROUNDS); r++) {
     for (const v of variants) {
       await v.apply();
       const before = await row('insert');
@@ -145,13 +181,15 @@ try {
       results.set(v.name, list);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const load = (await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ');
-  say(`\n${new Date().toISOString()} · medians of ${ROUNDS} rounds · load average ${load}\n`);
-  say('| variant | bookings/s | × insert (adjacent) | PostgreSQL µs/booking | Node µs/booking |');
-  say('|---|---|---|---|---|');
-  for (const [name, list] of results) {
-    say(`| ${name} | ${median(list.map((x) => x.perSecond)).toFixed(0)} | ${median(list.map((x) => x.ratio)).toFixed(3)} | ${median(list.map((x) => x.serverUs)).toFixed(0)} | ${median(list.map((x) => x.nodeUs)).toFixed(0)} |`);
+  if (!domainOnly) {
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const load = (await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ');
+    say(`\n${new Date().toISOString()} · medians of ${ROUNDS} rounds · load average ${load}\n`);
+    say('| variant | bookings/s | × insert (adjacent) | PostgreSQL µs/booking | Node µs/booking |');
+    say('|---|---|---|---|---|');
+    for (const [name, list] of results) {
+      say(`| ${name} | ${median(list.map((x) => x.perSecond)).toFixed(0)} | ${median(list.map((x) => x.ratio)).toFixed(3)} | ${median(list.map((x) => x.serverUs)).toFixed(0)} | ${median(list.map((x) => x.nodeUs)).toFixed(0)} |`);
+    }
   }
 } finally {
   await admin.end();
