@@ -9,11 +9,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatementMeter } from '../../bench/statement-meter.js';
-import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
-import { schedulingDirectory } from '../appointments/fixtures.js';
-import { newDeveloper, type TestApp } from '../helpers/app.js';
-import { meteredReadsApp } from '../helpers/metered-reads.js';
-import { bearer, clientToken } from '../helpers/auth.js';
+import type { TestApp } from '../helpers/app.js';
+import { meteredDirectoryApp } from '../helpers/metered-reads.js';
+import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
 
 const meter = new StatementMeter();
@@ -21,10 +19,7 @@ let t: TestApp;
 let token: string;
 
 beforeAll(async () => {
-  t = await meteredReadsApp(meter);
-  const dev = await newDeveloper(t);
-  await t.db.transaction().execute((trx) => writeDirectory(trx, 'production', schedulingDirectory(), { developerId: dev.developer_id }));
-  token = await clientToken(t, dev);
+  ({ t, token } = await meteredDirectoryApp(meter));
 }, 60_000);
 afterAll(() => t?.close());
 

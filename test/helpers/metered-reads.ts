@@ -9,7 +9,10 @@ import { openDatabase, type Db } from '../../src/db/database.js';
 import { PGliteDialect } from '../../src/db/pglite-dialect.js';
 import { ReplicaState } from '../../src/db/replica-state.js';
 import type { Database } from '../../src/db/schema.js';
-import { testApp, type TestApp } from './app.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
+import { schedulingDirectory } from '../appointments/fixtures.js';
+import { newDeveloper, testApp, type TestApp } from './app.js';
+import { clientToken } from './auth.js';
 import { testDatabaseUrl } from './db.js';
 
 export function meteredReadsApp(meter: StatementMeter): Promise<TestApp> {
@@ -31,4 +34,15 @@ export function meteredReadsApp(meter: StatementMeter): Promise<TestApp> {
       },
     },
   );
+}
+
+/**
+ * `meteredReadsApp` with a developer whose production directory is the scheduling fixtures', and a
+ * client token of that developer: what the statement-counting tests of the read routes start from.
+ */
+export async function meteredDirectoryApp(meter: StatementMeter): Promise<{ t: TestApp; token: string }> {
+  const t = await meteredReadsApp(meter);
+  const dev = await newDeveloper(t);
+  await t.db.transaction().execute((trx) => writeDirectory(trx, 'production', schedulingDirectory(), { developerId: dev.developer_id }));
+  return { t, token: await clientToken(t, dev) };
 }

@@ -10,11 +10,10 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatementMeter } from '../../bench/statement-meter.js';
-import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
-import { nyDate, PL, schedulingDirectory } from '../appointments/fixtures.js';
-import { newDeveloper, type TestApp } from '../helpers/app.js';
-import { meteredReadsApp } from '../helpers/metered-reads.js';
-import { bearer, clientToken } from '../helpers/auth.js';
+import { nyDate, PL } from '../appointments/fixtures.js';
+import type { TestApp } from '../helpers/app.js';
+import { meteredDirectoryApp } from '../helpers/metered-reads.js';
+import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
 
 const meter = new StatementMeter();
@@ -22,10 +21,7 @@ let t: TestApp;
 let token: string;
 
 beforeAll(async () => {
-  t = await meteredReadsApp(meter);
-  const dev = await newDeveloper(t);
-  await t.db.transaction().execute((trx) => writeDirectory(trx, 'production', schedulingDirectory(), { developerId: dev.developer_id }));
-  token = await clientToken(t, dev);
+  ({ t, token } = await meteredDirectoryApp(meter));
 }, 60_000);
 afterAll(() => t?.close());
 
