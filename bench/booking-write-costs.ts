@@ -29,8 +29,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { BookingContextCache } from '../src/domain/appointments/booking-context-cache.js';
-import { createAppointment } from '../src/domain/appointments/create.js';
-import { bookingStatement } from '../src/domain/appointments/booking-write.js';
+import { bookingStatement, createAppointment } from '../src/domain/appointments/create.js';
 import { LocalClock } from '../src/domain/scheduling/local-time.js';
 import { computeAvailability } from '../src/domain/availability/slot-lists.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
@@ -47,8 +46,7 @@ const URL_ = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:54
 const PLACES = Number(process.env.BENCH_PLACES ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 10;
-const coldOnly = process.env.BENCH_COLD === '1';
-const domainOnly = process.env.BENCH_DOMAIN === '1' || coldOnly;
+const domainOnly = process.env.BENCH_DOMAIN === '1';
 const DAY = 86_400_000;
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
@@ -89,15 +87,9 @@ try {
   const texts = new Map<string, string>();
   await sql`CREATE TABLE bench_rows (id bigserial PRIMARY KEY, payload text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`.execute(db);
 
-  // The server's WAL (all databases): bytes and full-page images written per booking.
-  const wal = async () => {
-    const r = (await admin.query<{ bytes: string; fpi: string }>('SELECT wal_bytes::text AS bytes, wal_fpi::text AS fpi FROM pg_stat_wal')).rows[0]!;
-    return { bytes: Number(r.bytes), fpi: Number(r.fpi) };
-  };
   const backends = async () => [...(await backendCpuMs(admin, portsOf(process.pid, Number(new URL(URL_).port || 5432)))).values()].reduce((a, b) => a + b, 0);
-  const row = async (what: 'booking' | 'insert' | 'create' | 'create-two', list: typeof jobs = jobs.slice(0, N)) => {
+  const row = async (what: 'booking' | 'insert' | 'create', list: typeof jobs = jobs.slice(0, N)) => {
     let next = 0;
-    const wal0 = await wal();
     const pg0 = await backends();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -108,8 +100,8 @@ try {
           continue;
         }
         const j = list[i]!;
-        if (what === 'create' || what === 'create-two') {
-          await create(j, what === 'create-two');
+        if (what === 'create') {
+          await create(j);
           continue;
         }
         const pl = contexts.get(j.pl)!;
@@ -123,71 +115,16 @@ try {
     const perSecond = list.length / ((performance.now() - t0) / 1000);
     const cpu = process.cpuUsage(cpu0);
     const server = ((await backends()) - pg0) * 1000 / list.length;
-    const wal1 = await wal();
     if (what === 'booking' && !domainOnly) await sql`DELETE FROM appointment_holds`.execute(db);
-    return {
-      perSecond, serverUs: server, nodeUs: (cpu.user + cpu.system) / list.length,
-      walKb: (wal1.bytes - wal0.bytes) / 1024 / list.length, fullPages: (wal1.fpi - wal0.fpi) / list.length,
-    };
+    return { perSecond, serverUs: server, nodeUs: (cpu.user + cpu.system) / list.length };
   };
-  // Statements the domain runs (the cold rows report statements per booking).
-  let statements = 0;
-  const counted = new Proxy(db, {
-    get(target, prop) {
-      if (prop === 'executeQuery') return (q: never) => (statements++, target.executeQuery(q));
-      const v: unknown = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
   const kept = new BookingContextCache(100_000);
   const clock = new LocalClock();
   const createTexts = new Map<string, string>();
-  const create = (j: (typeof jobs)[number], twoStatements = false) =>
-    createAppointment(counted, principal, { appointment_type: 'providers', data: { start_time: j.start.toISOString(), visit_reason_id: j.reason, provider_location_id: j.pl, patient_type: 'new', patient } }, {
-      clock, statementTexts: createTexts, contexts: kept, ...(twoStatements ? { coldInOneStatement: false } : {}),
-    });
+  const create = (j: (typeof jobs)[number]) =>
+    createAppointment(db, principal, { appointment_type: 'providers', data: { start_time: j.start.toISOString(), visit_reason_id: j.reason, provider_location_id: j.pl, patient_type: 'new', patient } }, { clock, statementTexts: createTexts, contexts: kept });
 
-  if (coldOnly) {
-    // Cold bookings: the first slot of each (provider-location, UTC day), nothing kept for it; the
-    // two paths alternate (one statement, and the context read first), one zone met beforehand.
-    const byDay = new Map<string, (typeof jobs)[number]>();
-    for (const j of jobs) byDay.set(`${j.pl}|${Math.floor(j.start.getTime() / DAY)}`, byDay.get(`${j.pl}|${Math.floor(j.start.getTime() / DAY)}`) ?? j);
-    const firsts = [...byDay.values()];
-    for (const j of firsts.splice(0, 20)) await create(j);
-    const per = Math.floor(firsts.length / 8);
-    say(`cold: ${firsts.length} first bookings of a (provider-location, day), ${per} per row, zones met: ${[...kept.zones].join(', ')}`);
-    say('| round | one statement: bookings/s | PostgreSQL µs | Node µs | statements | WAL kB | full pages | context read first: bookings/s | PostgreSQL µs | Node µs | statements | WAL kB | full pages |');
-    say('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
-    const perBooking = () => {
-      const n = statements / per;
-      statements = 0;
-      return n.toFixed(2);
-    };
-    for (let r = 0; r < 4; r++) {
-      // The two paths take turns going first, and each takes the other's slice of bookings next round.
-      const [a, b] = r % 2 ? [2 * per * r + per, 2 * per * r] : [2 * per * r, 2 * per * r + per];
-      statements = 0;
-      let one: Awaited<ReturnType<typeof row>> | undefined, two: Awaited<ReturnType<typeof row>> | undefined, oneStatements = '', twoStatements = '';
-      // BENCH_COLD_MODE=one or two: that path alone (for a profile of it).
-      const modes = process.env.BENCH_COLD_MODE ? [process.env.BENCH_COLD_MODE] : r % 2 ? ['two', 'one'] : ['one', 'two'];
-      for (const which of modes) {
-        if (which === 'one') {
-          one = await row('create', firsts.slice(a, a + per));
-          oneStatements = perBooking();
-        } else {
-          two = await row('create-two', firsts.slice(b, b + per));
-          twoStatements = perBooking();
-        }
-      }
-      if (!one || !two) {
-        const m = one ?? two!;
-        say(`| ${r + 1} | ${process.env.BENCH_COLD_MODE}: ${m.perSecond.toFixed(0)} | ${m.serverUs.toFixed(0)} | ${m.nodeUs.toFixed(0)} | ${oneStatements || twoStatements} | ${m.walKb.toFixed(1)} | ${m.fullPages.toFixed(2)} | | | | | | |`);
-        continue;
-      }
-      const w = (x: typeof one) => `${x!.walKb.toFixed(1)} | ${x!.fullPages.toFixed(2)}`;
-      say(`| ${r + 1} | ${one.perSecond.toFixed(0)} | ${one.serverUs.toFixed(0)} | ${one.nodeUs.toFixed(0)} | ${oneStatements} | ${w(one)} | ${two.perSecond.toFixed(0)} | ${two.serverUs.toFixed(0)} | ${two.nodeUs.toFixed(0)} | ${twoStatements} | ${w(two)} |`);
-    }
-  } else if (domainOnly) {
+  if (domainOnly) {
     const byDay = new Map<string, typeof jobs>();
     for (const j of jobs) {
       const k = `${j.pl}|${Math.floor(j.start.getTime() / DAY)}`;
@@ -196,12 +133,12 @@ try {
     for (const g of byDay.values()) await create(g[0]!);
     const later = [...byDay.values()].flatMap((g) => g.slice(1));
     say(`warm: ${byDay.size} (provider-location, day) contexts kept, ${later.length} later slots`);
-    say('| round | statement: bookings/s | PostgreSQL µs | Node µs | WAL kB | full pages | createAppointment: bookings/s | PostgreSQL µs | Node µs | WAL kB | full pages |');
-    say('|---|---|---|---|---|---|---|---|---|---|---|');
+    say('| round | statement: bookings/s | PostgreSQL µs | Node µs | createAppointment: bookings/s | PostgreSQL µs | Node µs |');
+    say('|---|---|---|---|---|---|---|');
     for (let r = 0; r < 3; r++) {
       const s0 = await row('booking', later.slice(3000 * r, 3000 * r + 1500));
       const c0 = await row('create', later.slice(3000 * r + 1500, 3000 * r + 3000));
-      say(`| ${r + 1} | ${s0.perSecond.toFixed(0)} | ${s0.serverUs.toFixed(0)} | ${s0.nodeUs.toFixed(0)} | ${s0.walKb.toFixed(1)} | ${s0.fullPages.toFixed(2)} | ${c0.perSecond.toFixed(0)} | ${c0.serverUs.toFixed(0)} | ${c0.nodeUs.toFixed(0)} | ${c0.walKb.toFixed(1)} | ${c0.fullPages.toFixed(2)} |`);
+      say(`| ${r + 1} | ${s0.perSecond.toFixed(0)} | ${s0.serverUs.toFixed(0)} | ${s0.nodeUs.toFixed(0)} | ${c0.perSecond.toFixed(0)} | ${c0.serverUs.toFixed(0)} | ${c0.nodeUs.toFixed(0)} |`);
     }
   }
 

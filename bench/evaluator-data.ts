@@ -17,7 +17,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../src/db/database.js';
-import { bookingStatement } from '../src/domain/appointments/booking-write.js';
+import { bookingStatement } from '../src/domain/appointments/create.js';
 import { computeAvailability } from '../src/domain/availability/slot-lists.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';

@@ -36,7 +36,7 @@ import type { Db } from '../src/db/database.js';
 import type { Env } from '../src/db/schema.js';
 import { maintainTables } from '../src/db/table-maintenance.js';
 import { contextDay } from '../src/domain/appointments/booking-context.js';
-import { bookingStatement } from '../src/domain/appointments/booking-write.js';
+import { bookingStatement } from '../src/domain/appointments/create.js';
 import type { PatientInput } from '../src/domain/appointments/patient-rules.js';
 import { computeAvailability } from '../src/domain/availability/slot-lists.js';
 import { loadProviderLocations } from '../src/domain/scheduling/schedule-data.js';

@@ -7,8 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppointment, type CreateInput } from '../../src/domain/appointments/create.js';
-import { bookingStatement } from '../../src/domain/appointments/booking-write.js';
+import { bookingStatement, createAppointment, type CreateInput } from '../../src/domain/appointments/create.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { httpErrorOf } from '../../src/http/domain-error-mapping.js';
 import { loadBookingContext, type BookingContext } from '../../src/domain/appointments/booking-context.js';
@@ -126,11 +125,7 @@ describe(`kept booking contexts (${engineName})`, () => {
       },
     });
     const before = await e.t.db.selectFrom('appointments').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-    // The checked path's retry loop (a cold booking's own statement reads both versions in its snapshot: cold-booking.test.ts).
-    const err = await createAppointment(racing, principal, createBody(PL.ny2, day[0]!.start_time) as CreateInput, {
-      contexts: new BookingContextCache(),
-      coldInOneStatement: false,
-    }).catch((x: unknown) => x);
+    const err = await createAppointment(racing, principal, createBody(PL.ny2, day[0]!.start_time) as CreateInput, { contexts: new BookingContextCache() }).catch((x: unknown) => x);
     expect(err).toBeInstanceOf(DomainError);
     expect((err as DomainError).kind).toBe('unavailable');
     expect(httpErrorOf(err as DomainError)).toEqual({ status: 503, errorType: 'api_error', headers: { 'retry-after': '1' } });

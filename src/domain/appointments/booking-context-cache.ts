@@ -15,20 +15,13 @@ import { LRUCache } from 'lru-cache';
 import type { Principal } from '../credentials/principal.js';
 import type { BookingContext } from './booking-context.js';
 
-/** Zones remembered (`zones`): more than the world has, so the bound only stops a runaway. */
-const MAX_ZONES = 600;
-
 /** A bounded map of booking contexts; the least recently used goes first when it is full. */
 export class BookingContextCache {
   private readonly entries: LRUCache<string, BookingContext>;
-  /** Keys of contexts booked once and not kept (`admit`). */
-  private readonly once: LRUCache<string, true>;
-  readonly #zones = new Set<string>();
 
   /** @param maxEntries contexts kept (about 3 kB each). */
   constructor(maxEntries = 5_000) {
     this.entries = new LRUCache({ max: Math.max(1, Math.floor(maxEntries)) });
-    this.once = new LRUCache({ max: Math.max(1, Math.floor(maxEntries)) * 4 });
   }
 
   /** The key of a booking's context. */
@@ -44,27 +37,6 @@ export class BookingContextCache {
   /** Keeps `ctx` under `key`, dropping the least recently used context when full. */
   set(key: string, ctx: BookingContext): void {
     this.entries.set(key, ctx);
-    const zone = ctx.pl?.timeZone;
-    if (zone !== undefined && !this.#zones.has(zone) && this.#zones.size < MAX_ZONES) this.#zones.add(zone);
-  }
-
-  /**
-   * The time zones of the provider-locations whose contexts were kept so far (at most `MAX_ZONES`):
-   * a cold booking passes its start's local day in each of them to SQL (cold-booking.ts).
-   */
-  get zones(): ReadonlySet<string> {
-    return this.#zones;
-  }
-
-  /**
-   * Whether a cold booking of `key` should read its context to keep it: true from the second cold
-   * booking of the key on (a context read for a key booked only once is never used again; the first
-   * booking's statement then skips the read: cold-booking.ts). Remembers the key otherwise.
-   */
-  admit(key: string): boolean {
-    if (this.once.has(key)) return true;
-    this.once.set(key, true);
-    return false;
   }
 
   /** Drops the context of `key` (its versions moved, or it refused a request). */

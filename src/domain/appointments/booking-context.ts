@@ -10,7 +10,7 @@
  * provider's calendar's. A context may be reused while they hold (`BookingContextCache`); the
  * booking statement inserts only while they still hold.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { statementTemplate, type StatementTemplate } from '../../db/fast/statement-template.js';
 import type { Database } from '../../db/schema.js';
 import type { Principal } from '../credentials/principal.js';
@@ -59,8 +59,8 @@ export interface ContextVersions {
 /** Calendar timeslots this far either side of the start's UTC day are loaded (covers any zone's local day). */
 const AROUND_MS = 36 * 3600_000;
 
-/** The context statement's one row (`contextColumnsSql`). */
-export interface ContextRow {
+/** The context statement's one row. */
+interface ContextRow {
   pl: unknown;
   durations: unknown;
   overrides: unknown;
@@ -79,17 +79,12 @@ export function contextDay(ms: number): number {
 }
 
 /** The context statement's slots (`contextStatement`). */
-export const CONTEXT_SLOTS = ['env', 'id', 'developerId', 'reasons', 'ids', 'from', 'to', 'fromDate', 'toDate', 'plan'] as const;
+const CONTEXT_SLOTS = ['env', 'id', 'developerId', 'reasons', 'ids', 'from', 'to', 'fromDate', 'toDate', 'plan'] as const;
 
-/** The values the context's fragments are written with: markers of a statement template (statement-template.ts). */
-export type ContextSlots = Record<(typeof CONTEXT_SLOTS)[number], never>;
-
-/**
- * The body of the CTE `pl`: the provider-location with what booking needs of its provider and
- * location, when it is in the caller's directory. `contextColumnsSql` reads it.
- */
-export function contextPlSql(p: ContextSlots): RawBuilder<unknown> {
-  return sql`
+/** The context statement, with or without the insurance plan's questions; compiled once (statement-template.ts). */
+function contextStatement(withPlan: boolean): StatementTemplate<(typeof CONTEXT_SLOTS)[number]> {
+  return statementTemplate(CONTEXT_SLOTS, (p) => sql`
+    WITH pl AS (
       SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
              pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields,
              pl.accepts_booking_requests_from
@@ -98,12 +93,9 @@ export function contextPlSql(p: ContextSlots): RawBuilder<unknown> {
       JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
       WHERE pl.env = ${p.env} AND pl.id = ${p.id}
         AND EXISTS (SELECT 1 FROM developer_provider_locations dpl
-                    WHERE dpl.env = pl.env AND dpl.provider_location_id = pl.id AND dpl.developer_id = ${p.developerId})`;
-}
-
-/** The context's columns (`ContextRow`), reading the CTE `pl` (`contextPlSql`); with or without the insurance plan's questions. */
-export function contextColumnsSql(p: ContextSlots, withPlan: boolean): RawBuilder<unknown> {
-  return sql`
+                    WHERE dpl.env = pl.env AND dpl.provider_location_id = pl.id AND dpl.developer_id = ${p.developerId})
+    )
+    SELECT
       (SELECT row_to_json(pl) FROM pl) AS pl,
       ${directoryDurationsJsonSql(p.env, p.reasons)} AS durations,
       ${overridesJsonSql(p.env, p.ids)} AS overrides,
@@ -118,85 +110,46 @@ export function contextColumnsSql(p: ContextSlots, withPlan: boolean): RawBuilde
                 'start_local', to_char(t.start_local, 'HH24:MI'), 'end_local', to_char(t.end_local, 'HH24:MI')))
          FROM time_off t JOIN pl ON t.provider_id = pl.provider_id AND (t.provider_location_id IS NULL OR t.provider_location_id = pl.id)
          WHERE t.env = ${p.env} AND t.start_date <= ${p.toDate}::date AND t.end_date >= ${p.fromDate}::date) AS time_off,
-      ${planKnownSql(p, withPlan)} AS plan,
-      ${planInNetworkSql(p, withPlan)} AS in_network,
-      (SELECT version::text FROM directory_version) AS dv,
-      ${calendarVersionSql(p)} AS cv`;
-}
-
-/** Whether the insurance plan exists (`ContextRow.plan`); NULL when none was asked about. */
-export function planKnownSql(p: ContextSlots, withPlan: boolean): RawBuilder<boolean | null> {
-  return withPlan ? sql`EXISTS (SELECT 1 FROM insurance_plans ip WHERE ip.env = ${p.env} AND ip.id = ${p.plan})` : sql`NULL::boolean`;
-}
-
-/** Whether the provider-location (or its practice, where plans are managed there) takes the plan (`ContextRow.in_network`); reads the CTE `pl`. */
-export function planInNetworkSql(p: ContextSlots, withPlan: boolean): RawBuilder<boolean | null> {
-  return withPlan
-    ? sql`(SELECT CASE WHEN pt.insurance_managed_at_practice
+      ${withPlan
+        ? sql`EXISTS (SELECT 1 FROM insurance_plans ip WHERE ip.env = ${p.env} AND ip.id = ${p.plan})`
+        : sql`NULL::boolean`} AS plan,
+      ${withPlan
+        ? sql`(SELECT CASE WHEN pt.insurance_managed_at_practice
                   THEN EXISTS (SELECT 1 FROM practice_insurance_plans pip
                                WHERE pip.env = ${p.env} AND pip.practice_id = pt.id AND pip.insurance_plan_id = ${p.plan})
                   ELSE EXISTS (SELECT 1 FROM provider_location_insurance_plans plip
                                WHERE plip.env = ${p.env} AND plip.provider_location_id = pl.id AND plip.insurance_plan_id = ${p.plan})
                 END
               FROM pl JOIN practices pt ON pt.env = ${p.env} AND pt.id = pl.practice_id)`
-    : sql`NULL::boolean`;
-}
-
-/** The provider's calendar version in the statement's snapshot, as text (`ContextRow.cv`; "0" before its first change); reads the CTE `pl`. */
-export function calendarVersionSql(p: ContextSlots): RawBuilder<string> {
-  return sql`coalesce((SELECT cv.version::text FROM calendar_versions cv JOIN pl ON cv.provider_id = pl.provider_id WHERE cv.env = ${p.env}), '0')`;
-}
-
-/** The context statement, with or without the insurance plan's questions; compiled once (statement-template.ts). */
-function contextStatement(withPlan: boolean): StatementTemplate<(typeof CONTEXT_SLOTS)[number]> {
-  return statementTemplate(CONTEXT_SLOTS, (p) => sql`WITH pl AS (${contextPlSql(p)}) SELECT ${contextColumnsSql(p, withPlan)}`);
+        : sql`NULL::boolean`} AS in_network,
+      (SELECT version::text FROM directory_version) AS dv,
+      coalesce((SELECT cv.version::text FROM calendar_versions cv JOIN pl ON cv.provider_id = pl.provider_id WHERE cv.env = ${p.env}), '0') AS cv`);
 }
 
 const WITH_PLAN = contextStatement(true);
 const WITHOUT_PLAN = contextStatement(false);
-
-/** What a booking's context is read for: one provider-location, visit reason, insurance plan and UTC day of the start. */
-export interface ContextWhere {
-  providerLocationId: string;
-  visitReasonId: string;
-  insurancePlanId?: string | undefined;
-  day: number;
-}
-
-/**
- * The context's slot values for `principal` and `input`: calendar timeslots within 36 hours of UTC
- * day `input.day` (`contextDay`), which covers the local day of any start on that UTC day in any zone.
- */
-export function contextValues(principal: Principal, input: ContextWhere): Record<(typeof CONTEXT_SLOTS)[number], unknown> {
-  const id = input.providerLocationId;
-  return {
-    env: principal.env,
-    id,
-    developerId: principal.developerId,
-    reasons: [input.visitReasonId],
-    ids: [id],
-    from: new Date(input.day * DAY_MS - AROUND_MS),
-    to: new Date((input.day + 1) * DAY_MS + AROUND_MS),
-    fromDate: new Date(input.day * DAY_MS - 2 * DAY_MS).toISOString().slice(0, 10),
-    toDate: new Date(input.day * DAY_MS + 2 * DAY_MS).toISOString().slice(0, 10),
-    plan: input.insurancePlanId ?? null,
-  };
-}
 
 /**
  * Loads the booking context of `providerLocationId` for `principal` (its environment and directory),
  * with calendar timeslots within 36 hours of UTC day `day` (`contextDay`), which covers the local
  * day of any start on that UTC day in any zone.
  */
-export async function loadBookingContext(db: Kysely<Database>, principal: Principal, input: ContextWhere): Promise<BookingContext> {
-  const statement = input.insurancePlanId !== undefined ? WITH_PLAN : WITHOUT_PLAN;
-  const { rows } = await db.executeQuery<ContextRow>(statement(contextValues(principal, input)));
-  return contextOfRow(rows[0]!, input);
-}
-
-/** The context of one row of `contextColumnsSql` read for `input`. */
-export function contextOfRow(r: ContextRow, input: ContextWhere): BookingContext {
+export async function loadBookingContext(
+  db: Kysely<Database>,
+  principal: Principal,
+  input: { providerLocationId: string; visitReasonId: string; insurancePlanId?: string | undefined; day: number },
+): Promise<BookingContext> {
+  const env = principal.env;
   const id = input.providerLocationId;
+  const from = new Date(input.day * DAY_MS - AROUND_MS);
+  const to = new Date((input.day + 1) * DAY_MS + AROUND_MS);
+  const fromDate = new Date(input.day * DAY_MS - 2 * DAY_MS).toISOString().slice(0, 10);
+  const toDate = new Date(input.day * DAY_MS + 2 * DAY_MS).toISOString().slice(0, 10);
+  const statement = input.insurancePlanId !== undefined ? WITH_PLAN : WITHOUT_PLAN;
+  const { rows } = await db.executeQuery<ContextRow>(statement({
+    env, id, developerId: principal.developerId, reasons: [input.visitReasonId], ids: [id], from, to, fromDate, toDate, plan: input.insurancePlanId ?? null,
+  }));
+  const r = rows[0]!;
   const p = json<ProviderLocationJson>(r.pl);
   const durationData = { durations: new Map<string, Durations>(), overrides: new Map() };
   readDurationsJson(durationData, r.durations, r.overrides);

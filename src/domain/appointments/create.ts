@@ -6,19 +6,21 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { invalidFields, invalidInput, mergeFieldErrors, unavailable, type FieldError } from '../errors.js';
+import { prefixedId, uuid } from '../../lib/ids.js';
 import type { Principal } from '../credentials/principal.js';
 import { LocalClock } from '../scheduling/local-time.js';
 import type { ProviderLocationContext } from '../scheduling/schedule-data.js';
 import { effectiveDuration, loadDurations } from '../scheduling/visit-reason-durations.js';
 import type { DateTime } from 'luxon';
 import { bookingRefs, formatErrors, referenceErrors } from './booking-checks.js';
-import { contextDay, contextOfRow, loadBookingContext, type BookingContext } from './booking-context.js';
+import { contextDay, loadBookingContext, type BookingContext, type ContextVersions } from './booking-context.js';
 import { BookingContextCache } from './booking-context-cache.js';
-import { bookingStatement, type BookingRequest } from './booking-write.js';
-import { coldBookingStatement, zoneDays, type ColdRow } from './cold-booking.js';
-import { rowFromReturned } from '../../db/fast/appointment-row.js';
+import { auditRecord, outboxRecord } from './events.js';
+import { rangeLiteral } from './holds.js';
+import { APPOINTMENT_RETURNING, rowFromReturned } from '../../db/fast/appointment-row.js';
+import { insertStatement, type InsertGuard } from '../../db/fast/insert-sql.js';
 import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
-import { payerKind, type PatientInput } from './patient-rules.js';
+import type { PatientInput } from './patient-rules.js';
 import type { AppointmentRow } from './record.js';
 import { retrying, slotTaken } from './transactions.js';
 
@@ -69,39 +71,13 @@ function checkedBooking(
   return { pl: ctx.pl!, duration };
 }
 
-/** The request's side of a booking's write. */
-function request(d: CreateInput['data'], principal: Principal, start: Date, now: Date, outcomes: BookingOutcomePolicy, requestId: string | undefined): BookingRequest {
-  return {
-    principal,
-    providerLocationId: d.provider_location_id,
-    patient: d.patient,
-    visitReasonId: d.visit_reason_id,
-    patientType: d.patient_type,
-    notes: d.notes,
-    start,
-    now,
-    stayPending: outcomes.forcedOutcome(d.provider_location_id, 'booking') === 'stay_pending',
-    ...(requestId ? { requestId } : {}),
-  };
-}
-
-/** Runs a booking's write: its one row; serialization failures retried, a taken time answered `conflict`. */
-async function write<R>(db: Kysely<Database>, q: CompiledQuery): Promise<R | undefined> {
-  const { rows } = await retrying(() => db.executeQuery<R>(q)).catch((e: unknown) =>
-    slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time'),
-  );
-  return rows[0];
-}
-
 /** Attempts of the check-and-write loop: each after the directory or the calendar changed under the previous one. */
 const WRITE_ATTEMPTS = 5;
 
 /**
  * Creates an appointment; returns its row. Throws `DomainError`s (`invalid` naming the fields, `conflict` when the time is taken).
- * One statement when the request is valid: with a kept context (`contexts`, `BookingContextCache`), the
- * atomic insert; without one, the cold statement (cold-booking.ts), which reads the context and inserts
- * when SQL alone can tell the request is valid. Otherwise the context so read is checked here, as the
- * module comment says, and a valid request is written with the checked path's statement. With a kept context:
+ * At most two statements: one read of everything the checks need (`loadBookingContext`), one atomic insert.
+ * With `contexts`, a context kept from an earlier booking replaces the read (`BookingContextCache`):
  * the insert checks the context's versions and inserts nothing if they moved, and a kept context's
  * refusal is checked again against a fresh one. Pass the application's long-lived `clock` to share
  * local-time conversions across requests. `outcomes`: the outcomes forced on bookings (none by default).
@@ -110,16 +86,7 @@ export async function createAppointment(
   db: Kysely<Database>,
   principal: Principal,
   input: CreateInput,
-  opts: {
-    requestId?: string;
-    now?: Date;
-    clock?: LocalClock;
-    statementTexts?: Map<string, string>;
-    contexts?: BookingContextCache;
-    outcomes?: BookingOutcomePolicy;
-    /** False: a cold booking reads its context in a statement of its own (the A/B of bench/booking-write-costs.ts). */
-    coldInOneStatement?: boolean;
-  } = {},
+  opts: { requestId?: string; now?: Date; clock?: LocalClock; statementTexts?: Map<string, string>; contexts?: BookingContextCache; outcomes?: BookingOutcomePolicy } = {},
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
   const clock = opts.clock ?? new LocalClock();
@@ -134,27 +101,9 @@ export async function createAppointment(
     day: contextDay(start ? start.toMillis() : now.getTime()),
   };
   const key = opts.contexts && start ? BookingContextCache.key(principal, where) : undefined;
-  // The cold statement needs the start's local day in the provider-location's zone, which the clock
-  // computes for the zones met so far (a booking in a zone not yet met is checked the two-statement way).
-  const days = opts.contexts && opts.coldInOneStatement !== false && start && inputErrs.length === 0 ? zoneDays(clock, opts.contexts.zones, start.toMillis()) : [];
   for (let attempt = 1; ; attempt++) {
     const kept = key !== undefined ? opts.contexts!.get(key) : undefined;
-    let ctx: BookingContext;
-    if (kept) ctx = kept;
-    else if (days.length > 0 && attempt === 1) {
-      // One statement: the write when SQL alone can tell the request is valid, and the context when
-      // nothing was written or it is worth keeping (cold-booking.ts).
-      const wantContext = opts.contexts!.admit(key!);
-      const r = (await write<ColdRow>(db, coldBookingStatement(statementTexts, request(d, principal, start!.toJSDate(), now, outcomes, opts.requestId), {
-        where, days, hasInsurance: d.patient.insurance !== undefined, selfPay: payerKind(d.patient.insurance, undefined) === 'self_pay', wantContext,
-      })))!;
-      if (r.j) {
-        if (r.dv !== null) opts.contexts!.set(key!, contextOfRow(r, where));
-        return rowFromReturned(r.j, r.location_phone, r.location_phone_extension);
-      }
-      if (r.dv === null) throw new Error('the cold booking statement wrote nothing and read no context');
-      ctx = contextOfRow(r, where);
-    } else ctx = await loadBookingContext(db, principal, where);
+    const ctx = kept ?? (await loadBookingContext(db, principal, where));
     let checked: { pl: ProviderLocationContext; duration: number };
     try {
       checked = checkedBooking(d, ctx, inputErrs, start, now, clock);
@@ -170,12 +119,25 @@ export async function createAppointment(
     const { pl, duration } = checked;
     const startDate = start!.toJSDate();
     const endDate = new Date(startDate.getTime() + clock.durationMs(duration));
-    const row = (await write<{ j: unknown[] }>(db, bookingStatement(statementTexts, {
-      ...request(d, principal, startDate, now, outcomes, opts.requestId),
-      pl,
-      end: endDate,
-      versions: ctx.versions,
-    })))?.j;
+    const row = await retrying(async () => {
+      const { rows } = await db.executeQuery<{ j: unknown[] }>(
+        bookingStatement(statementTexts, {
+          principal,
+          pl,
+          patient: d.patient,
+          visitReasonId: d.visit_reason_id,
+          patientType: d.patient_type,
+          notes: d.notes,
+          start: startDate,
+          end: endDate,
+          now,
+          versions: ctx.versions,
+          stayPending: outcomes.forcedOutcome(pl.id, 'booking') === 'stay_pending',
+          ...(opts.requestId ? { requestId: opts.requestId } : {}),
+        }),
+      );
+      return rows[0]?.j;
+    }).catch((e: unknown) => slotTaken(e, 'this start time is no longer available: another appointment holds it', 'data.start_time'));
     if (row) return rowFromReturned(row, pl.locationPhone, pl.locationPhoneExtension);
     // The directory or the provider's calendar changed since the context was read: read it again.
     if (key !== undefined) opts.contexts!.delete(key);
@@ -183,4 +145,106 @@ export async function createAppointment(
       throw unavailable("the provider's schedule kept changing during the booking; try again", 1);
     }
   }
+}
+
+/** What `bookingStatement` writes: a booking its caller has already checked. */
+export interface BookingWrite {
+  principal: Principal;
+  pl: ProviderLocationContext;
+  patient: PatientInput;
+  visitReasonId: string;
+  patientType: 'new' | 'existing';
+  notes?: string | undefined;
+  start: Date;
+  end: Date;
+  now: Date;
+  /** The versions the checks' context was read with: nothing is inserted unless they still hold. */
+  versions: ContextVersions;
+  /** The booking is never evaluated: it stays `pending_booking` (a forced outcome, outcome-policy.ts). */
+  stayPending?: boolean;
+  requestId?: string;
+}
+
+/** The booking statement's guard (migration 0010): the directory and the provider's calendar are as the context saw them. */
+function versionGuard(env: string, providerId: string, v: ContextVersions): InsertGuard {
+  return {
+    name: 'context-versions',
+    values: [v.directory, env, providerId, v.calendar],
+    condition: (p) =>
+      `(SELECT version FROM directory_version) = ${p(0)}::bigint ` +
+      // FOR SHARE: a schedule change of this provider (time off, weekly hours) updates this row first and
+      // holds it until it commits, so the booking waits for it and then sees the moved version (docs/scheduling.md, "Races").
+      `AND coalesce((SELECT version FROM calendar_versions WHERE env = ${p(1)} AND provider_id = ${p(2)} FOR SHARE), 0) = ${p(3)}::bigint`,
+  };
+}
+
+/**
+ * The booking's one atomic statement (docs/api/appointments.md#no-double-booking, docs/api/webhooks.md#delivery-and-retries): the patient, the appointment, its held
+ * time (the no-overlap constraint refuses a taken time: `conflict`), the outbox event and the audit record,
+ * returning the appointment row as one JSON array (`APPOINTMENT_RETURNING`); no row and nothing
+ * inserted when `versions` no longer hold (the directory or the provider's calendar changed).
+ * Raw SQL (src/db/fast/insert-sql.ts): the query builder's cost for this statement was a large part of a
+ * booking's CPU. Exported for the benchmark that measures this write on its own (the ceiling of
+ * booking throughput).
+ */
+export function bookingStatement(statementTexts: Map<string, string>, w: BookingWrite): CompiledQuery {
+  const { principal, pl, patient: p, start: startDate, end: endDate, now } = w;
+  const manual = pl.confirmationType === 'manual';
+  const neverEvaluated = w.stayPending === true;
+  const id = uuid();
+  const patientId = prefixedId('pa');
+  const actor = { kind: 'principal' as const, principal, ...(w.requestId ? { requestId: w.requestId } : {}) };
+  const change = { env: principal.env, developerId: principal.developerId, appointmentId: id, updateType: 'created' as const, changedAttributes: [], action: 'create' };
+  return insertStatement(statementTexts, [
+    ['patient', { table: 'patients', row: {
+      id: patientId,
+      env: principal.env,
+      developer_id: principal.developerId,
+      created_by_user_id: principal.kind === 'user' ? principal.userId : null,
+      developer_patient_id: p.developer_patient_id ?? null,
+      first_name: p.first_name,
+      last_name: p.last_name,
+      date_of_birth: p.date_of_birth,
+      sex_at_birth: p.sex_at_birth,
+      phone_number: p.phone_number,
+      email_address: p.email_address,
+      address: JSON.stringify(p.patient_address),
+      insurance: p.insurance ? JSON.stringify(p.insurance) : null,
+      gender: p.gender ?? null,
+    } }],
+    ['hold', { table: 'appointment_holds', row: {
+      appointment_id: id, kind: 'current', env: principal.env, provider_id: pl.providerId, during: rangeLiteral(startDate, endDate),
+    } }],
+    ['event', { table: 'outbox_events', row: outboxRecord(actor, change) }],
+    ['audit', { table: 'audit_log', row: auditRecord(actor, change) }],
+  ], { table: 'appointments', row: {
+      id,
+      env: principal.env,
+      developer_id: principal.developerId,
+      booked_by_client_id: principal.clientId,
+      booked_by_user_id: principal.kind === 'user' ? principal.userId : null,
+      patient_id: patientId,
+      developer_patient_id: p.developer_patient_id ?? null,
+      provider_location_id: pl.id,
+      provider_id: pl.providerId,
+      location_id: pl.locationId,
+      practice_id: pl.practiceId,
+      visit_reason_id: w.visitReasonId,
+      patient_type: w.patientType,
+      start_time: startDate,
+      end_time: endDate,
+      time_zone: pl.timeZone,
+      pending_start_time: null,
+      pending_end_time: null,
+      appointment_status: 'pending_booking',
+      // docs/api/appointments.md#moves-the-service-makes: auto bookings are `pending_evaluation` until the evaluator decides.
+      confirmation_type: manual ? 'manual' : 'pending_evaluation',
+      visit_type: pl.visitType,
+      is_provider_resource: pl.isProviderResource,
+      notes: w.notes ?? null,
+      cancellation_reason: null,
+      cancellation_reason_type: null,
+      arrived_at: null,
+      evaluate_after: manual || neverEvaluated ? null : now,
+  } }, APPOINTMENT_RETURNING, versionGuard(principal.env, pl.providerId, w.versions));
 }

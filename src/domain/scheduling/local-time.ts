@@ -171,19 +171,6 @@ export class LocalClock {
     }
     return date;
   }
-
-  /**
-   * The local day of instant `ms` in `zone` when it is plain: 24 hours long with one UTC offset at
-   * both ends (see `localDate`), so its local times are its first instant plus their minutes.
-   * Undefined on a day whose offset changes.
-   */
-  plainDay(zone: string, ms: number): { date: string; startMs: number } | undefined {
-    this.localDate(zone, ms);
-    const known = this.localDays.get(zone)?.get(Math.floor(ms / DAY_MS));
-    if (known) for (const d of known) if (ms >= d.startMs && ms < d.endMs) return d;
-    return undefined;
-  }
-
   /** zone → UTC day number → local days overlapping it (see `localDate`). */
   private readonly localDays = new Map<string, Map<number, { startMs: number; endMs: number; date: string }[]>>();
   private localDayCount = 0;

@@ -95,19 +95,3 @@ export async function loadDurations(db: Kysely<Database>, env: Env, plIds: strin
   readDurationsJson(out, rows[0]?.d, rows[0]?.o);
   return out;
 }
-
-/**
- * The effective duration (minutes) of visit reason `reasonId` for patient type `patientType` at
- * provider-location `plId`, as one SQL value: what `effectiveDuration` answers from the data of
- * `directoryDurationsJsonSql` and `overridesJsonSql`, NULL where it answers undefined (the reason is
- * unknown, or the practice does not offer it there). For statements that decide in SQL
- * (src/domain/appointments/cold-booking.ts).
- */
-export function effectiveMinutesSql(env: unknown, plId: unknown, reasonId: unknown, patientType: unknown): RawBuilder<number | null> {
-  return sql<number | null>`(SELECT CASE WHEN o.offered IS FALSE THEN NULL
-             WHEN ${patientType}::text = 'new' THEN coalesce(o.duration_new_minutes, vr.duration_new_minutes)
-             WHEN ${patientType}::text = 'existing' THEN coalesce(o.duration_existing_minutes, vr.duration_existing_minutes) END
-    FROM visit_reasons vr
-    LEFT JOIN provider_location_visit_reasons o ON o.env = vr.env AND o.provider_location_id = ${plId} AND o.visit_reason_id = vr.id
-    WHERE vr.env = ${env} AND vr.id = ${reasonId})`;
-}
