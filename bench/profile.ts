@@ -14,10 +14,11 @@
  * Embedded PGlite in memory by default; `BENCH_DATABASE_URL` for PostgreSQL (a scratch schema per
  * run). Writes its engine's section of bench/results.md. Profiles stay in temporary directories.
  * Knobs for trying it out: `PROFILE_SCALE` (request counts × it), `PROFILE_PROVIDERS` (default 320),
- * `PROFILE_INTERVAL_US` (sampling interval, default 500), `PROFILE_DEBUG=1` (the child's settling).
+ * `PROFILE_INTERVAL_US` (sampling interval, default 500), `PROFILE_DEBUG=1` (the child's settling),
+ * `PROFILE_KEEP=<dir>` (a copy of each `.cpuprofile` there, for Chrome's DevTools).
  */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sourceTreeOf } from './source-tree.js';
@@ -135,6 +136,7 @@ async function runPath(side: string, src: string, path: PathName, runNo: number,
     child.send('stop');
     const stopped = await stoppedMsg;
     const server1 = admin ? await backendCpuMs(admin, portsOf(child.pid!, Number(new URL(dbUrl!).port || 5432))) : undefined;
+    if (process.env.PROFILE_KEEP) copyFileSync(stopped.profileFile, join(process.env.PROFILE_KEEP, `${side}-${path}-${runNo}.cpuprofile`));
     const profile = JSON.parse(readFileSync(stopped.profileFile, 'utf8')) as CpuProfile;
     const breakdown: Breakdown = categorise(profile);
     const serverUs = server0 && server1 ? [...server1].reduce((s, [pid, ms]) => s + (ms - (server0.get(pid) ?? 0)), 0) * 1000 : undefined;

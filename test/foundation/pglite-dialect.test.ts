@@ -6,6 +6,7 @@
  */
 import type { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery } from 'kysely';
+import { serialize } from 'pg-protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { statementsOf } from '../../src/db/pglite-statements.js';
@@ -121,6 +122,27 @@ describe.skipIf(engineName !== 'pglite')('PGlite dialect: one engine call per st
       const params = bad.includes('$1') ? [1] : [];
       expect(errorFields(await errorOf(viaDialect(h.db, bad, params)))).toEqual(errorFields(await errorOf(pglite.query(bad, params))));
     }
+  });
+
+  it('reads an answer the engine hands over in many chunks, multibyte text across their edges, as PGlite.query() does', async () => {
+    // ~6 MB of rows: far more than one chunk of the engine's output (the test checks that it was).
+    const text = "SELECT g AS n, repeat('é€😀', 40 + g % 7) AS t, NULL::text AS z FROM generate_series(1, $1::int) g";
+    let chunks = 0;
+    await pglite.execProtocolRawStream(
+      Buffer.concat([serialize.parse({ text: text.replace('$1::int', '20000') }), serialize.bind({}), serialize.execute(), serialize.sync()]),
+      { syncToFs: false, onRawData: () => void chunks++ },
+    );
+    expect(chunks).toBeGreaterThan(1);
+    const mine = await viaDialect(h.db, text, [20000]);
+    const theirs = (await pglite.query(text, [20000])).rows;
+    expect(mine).toHaveLength(20000);
+    expect(mine).toEqual(theirs);
+  });
+
+  it('passes over notices within an answer, as PGlite.query() does', async () => {
+    await pglite.exec(`CREATE FUNCTION dialect_noisy(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'noisy %', x; RETURN x * 2; END $$`);
+    const text = 'SELECT dialect_noisy(g) AS v FROM generate_series(1, $1::int) g';
+    expect(await viaDialect(h.db, text, [3])).toEqual((await pglite.query(text, [3])).rows);
   });
 
   it('parses a text once and reuses its named statement', async () => {
