@@ -10,7 +10,7 @@
  *
  * The wire messages are written and read by node-postgres's `pg-protocol`, the package PGlite's own
  * protocol module was forked from: the same messages, at a fifth of the cost per answer (PGlite's
- * copy is compiled with private class fields turned into WeakMap lookups, one per byte read). An
+ * copy is compiled with private class fields turned into WeakMap lookups, several per value read). An
  * answer that carries an ErrorResponse is read again with PGlite's parser, so the error thrown is
  * PGlite's own `DatabaseError`, as `PGlite.query()` throws it.
  *

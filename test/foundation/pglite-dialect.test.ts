@@ -125,7 +125,7 @@ describe.skipIf(engineName !== 'pglite')('PGlite dialect: one engine call per st
   });
 
   it('reads an answer the engine hands over in many chunks, multibyte text across their edges, as PGlite.query() does', async () => {
-    // ~6 MB of rows: far more than one chunk of the engine's output (the test checks that it was).
+    // ~8 MB of rows: far more than one chunk of the engine's output (the test checks that it was).
     const text = "SELECT g AS n, repeat('é€😀', 40 + g % 7) AS t, NULL::text AS z FROM generate_series(1, $1::int) g";
     let chunks = 0;
     await pglite.execProtocolRawStream(
