@@ -73,7 +73,6 @@ interface BenchDirectory {
   pls: number;
   importSeconds: number;
   megabytes: number;
-  zip: string;
 }
 
 const say = (s: string): void => {
@@ -109,16 +108,7 @@ async function seededDirectory(ctx: BenchContext, label: string, pls: number, se
   const r = await importDirectory(ctx.db, text, { env: ctx.config.appEnv, developerId: dev.developerId, format: 'ndjson' });
   const importSeconds = (performance.now() - t0) / 1000;
   if (!r.ok) throw new Error(`seed import failed: ${JSON.stringify(r.errors.slice(0, 5))}`);
-  const zipRow = await ctx.db
-    .selectFrom('locations')
-    .select('zip_code')
-    .where('env', '=', ctx.config.appEnv)
-    .where('is_virtual', '=', false)
-    .where('id', 'like', `lo_${seed}_%`)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  const d = { label, ...dev, pls: r.summary.provider_locations, importSeconds, megabytes: text.length / 1e6, zip: zipRow?.zip_code ?? '10001' };
+  const d = { label, ...dev, pls: r.summary.provider_locations, importSeconds, megabytes: text.length / 1e6 };
   say(`${label}: import of one seed file, ${d.pls} provider-locations (${d.megabytes.toFixed(1)} MB NDJSON): ${importSeconds.toFixed(1)} s`);
   return d;
 }
@@ -178,8 +168,11 @@ async function timedJson(ctx: BenchContext, path: string, headers: Record<string
 }
 
 /**
- * The reads with goals, measured with one connection at both sizes: issue #4's three (`zip` is the
- * same at both sizes so that the search covers the same area) and issue #20's single reads.
+ * The reads with goals, measured with one connection at both sizes: issue #4's three and issue #20's
+ * single reads. Both searches near `zip` use the same ZIP at both sizes, so that each covers the same
+ * (dense) area and fills its page at both: facilities used each seed's first ZIP until 2026-11-29,
+ * a sparse area at 5k whose page held 2 facilities against 10 at 50k, which hid that the search's
+ * cost grows with the facilities near the ZIP (docs/performance.md, "Directory reads").
  */
 function keyReads(d: BenchDirectory, zip: string, postgres: boolean, seed: number, npis: string[]): Scenario[] {
   const target = (maxP50Ms: number, label: string): { target?: Target } => (postgres ? { target: { maxP50Ms, label } } : {});
@@ -205,7 +198,7 @@ function keyReads(d: BenchDirectory, zip: string, postgres: boolean, seed: numbe
     { name: NAMES.pl, baseline: 'select', path: `/v1/provider_locations/${encodeURIComponent(`pr_${seed}_0|lo_${seed}_0_0`)}`, headers: d.headers, connections: 1, ...both(5) },
     { name: NAMES.npis, baseline: 'select', path: `/v1/providers?npis=${npis.join(',')}`, headers: d.headers, connections: 1, ...both(15) },
     { name: NAMES.page100, baseline: 'select', path: '/v1/schedulable_entities?page_size=100', headers: d.headers, connections: 1, ...both(30) },
-    { name: NAMES.facilities, baseline: 'select', path: `/v1-beta/facilities?zip_code=${d.zip}&max_distance_to_patient_mi=100`, headers: d.headers, connections: 1, ...both(30) },
+    { name: NAMES.facilities, baseline: 'select', path: `/v1-beta/facilities?zip_code=${zip}&max_distance_to_patient_mi=100`, headers: d.headers, connections: 1, ...both(30) },
   ];
 }
 
@@ -228,14 +221,18 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
   // The scaling comparison's series (sequential requests, microsecond resolution), at both sizes.
   const series = new TimedGets();
   const smallSeries = new Map<string, number[]>();
-  for (const s of smallReads) {
-    const first = await timedJson(ctx, s.path, small.headers);
-    smallCold.set(s.name, first.ms);
-    smallItems.set(s.name, first.items);
-    const r = await measure(s.name, `${ctx.baseUrl}${s.path}`, s, opts);
-    smallP50.set(s.name, r.p50);
-    smallSeries.set(s.name, await timedSeries(series, `${ctx.baseUrl}${s.path}`, small.headers));
-    say(`at ${small.pls}: ${s.name}: first request ${ms(smallCold.get(s.name)!)}, p50 ${r.p50} ms (autocannon), ${fine(percentile(smallSeries.get(s.name)!, 50))} (${smallSeries.get(s.name)!.length} sequential)`);
+  try {
+    for (const s of smallReads) {
+      const first = await timedJson(ctx, s.path, small.headers);
+      smallCold.set(s.name, first.ms);
+      smallItems.set(s.name, first.items);
+      const r = await measure(s.name, `${ctx.baseUrl}${s.path}`, s, opts);
+      smallP50.set(s.name, r.p50);
+      smallSeries.set(s.name, await timedSeries(series, `${ctx.baseUrl}${s.path}`, small.headers));
+      say(`at ${small.pls}: ${s.name}: first request ${ms(smallCold.get(s.name)!)}, p50 ${r.p50} ms (autocannon), ${fine(percentile(smallSeries.get(s.name)!, 50))} (${smallSeries.get(s.name)!.length} sequential)`);
+    }
+  } finally {
+    await series.close();
   }
 
   // 2. One seed file of ~50,000 provider-locations into an empty directory.
@@ -275,16 +272,20 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
   const coldEntities: number[] = [];
   for (const p of coldPages) coldEntities.push(await timedGet(ctx, coldPath(p), large.headers));
   say(`steady state at ${large.pls}, summaries stored: schedulable_entities page_size=10000 cold (pages ${coldPages.join(', ')}) median ${ms(median(coldEntities))}`);
-  // The same series at the large size, in the same steady state (its warm-up fills the memo as at the small size).
+  // The same series at the large size, each right after the read's autocannon row as at the small size.
   const largeSeries = new Map<string, number[]>();
-  try {
-    for (const s of largeReads) {
-      largeSeries.set(s.name, await timedSeries(series, `${ctx.baseUrl}${s.path}`, large.headers));
+  const withSeries = largeReads.map((s) => ({
+    ...s,
+    after: async () => {
+      const client = new TimedGets();
+      try {
+        largeSeries.set(s.name, await timedSeries(client, `${ctx.baseUrl}${s.path}`, large.headers));
+      } finally {
+        await client.close();
+      }
       say(`at ${large.pls}: ${s.name}: ${fine(percentile(largeSeries.get(s.name)!, 50))} (${largeSeries.get(s.name)!.length} sequential)`);
-    }
-  } finally {
-    await series.close();
-  }
+    },
+  }));
 
   const lines = (results: Result[]): string[] => {
     const p50 = (name: string) => results.find((r) => r.name === name)?.p50;
@@ -324,7 +325,7 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
 
     return {
     scenarios: [
-      ...largeReads,
+      ...withSeries,
       // The same reads under load, at the run's connection counts.
       ...largeReads.slice(2).map(({ connections: _one, target: _goal, ...s }) => ({ ...s, name: s.name.replace('directory: ', 'directory, under load: ') })),
       { name: 'directory: GET /v1/specialties', baseline: 'select', path: '/v1/specialties', headers: large.headers },

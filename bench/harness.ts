@@ -55,6 +55,8 @@ export interface Scenario {
   connections?: number;
   /** Runs once before the scenario's first row (e.g. bookings whose contexts the row then finds kept). */
   before?: () => Promise<void>;
+  /** Runs once after the scenario's last row (e.g. a finer timing of the same request in the same state). */
+  after?: () => Promise<void>;
   /** Printed as PASS/FAIL in the table and the summary; a function picks one per connection count. */
   target?: Target | ((connections: number) => Target | undefined);
 }

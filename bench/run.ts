@@ -145,6 +145,7 @@ async function runEngine(engine: EngineName): Promise<void> {
         const ratio = ratioOf(r, base);
         say(`  ${r.name}: ${r.requestsPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${ratio === undefined ? 'no baseline at this count' : `${ratio.toFixed(3)} × ${s.baseline}`}${r.adjacentBaseline ? `; ${adjacentNote(r, base)}` : ''})${r.non2xx ? `, non-2xx ${r.failures}` : ''}`);
       }
+      await s.after?.();
     }
     results.push(...measured);
     const extra = lines(measured);
