@@ -171,8 +171,8 @@ async function timedJson(ctx: BenchContext, path: string, headers: Record<string
  * The reads with goals, measured with one connection at both sizes: issue #4's three and issue #20's
  * single reads. Both searches near `zip` use the same ZIP at both sizes, so that each covers the same
  * (dense) area and fills its page at both: facilities used each seed's first ZIP until 2026-11-29,
- * a sparse area at 5k whose page held 2 facilities against 10 at 50k, which hid that the search's
- * cost grows with the facilities near the ZIP (docs/performance.md, "Directory reads").
+ * a sparse area at 5k whose page held 2 facilities against 10 at 50k, which hid that on PGlite the
+ * search's time grows from 5k to 50k in a dense area (docs/performance.md, "Directory reads").
  */
 function keyReads(d: BenchDirectory, zip: string, postgres: boolean, seed: number, npis: string[]): Scenario[] {
   const target = (maxP50Ms: number, label: string): { target?: Target } => (postgres ? { target: { maxP50Ms, label } } : {});
