@@ -7,8 +7,9 @@
  *
  * Preparation, all through the running app (HTTP) except the imports:
  * 1. developer `bench-directory-5k` (its own client-credentials token) imports a generated seed
- *    file of ~5,000 provider-locations; the three key reads are measured on it (first request =
- *    cold, then autocannon p50 with one connection);
+ *    file of ~5,000 provider-locations; the key reads are measured on it (first request = cold,
+ *    then autocannon p50 with one connection, then a series of sequential requests timed to the
+ *    microsecond, `timedSeries`);
  * 2. developer `bench-directory-50k` imports ONE generated seed file of ~50,000 provider-locations
  *    into its empty directory, timed (goal < 60 s), through the same code as `directory import`;
  * 3. fresh-import figures: right after that import every provider-location counts as "added" in
@@ -20,8 +21,8 @@
  *    refresh passes run as the worker runs them (`refreshAvailabilitySummaries` until it has nothing
  *    to do; timed, with its CPU time): the steady state of a service with its worker, the cold figure
  *    compared with the goal (< 300 ms on PostgreSQL).
- * The returned scenarios then measure the 50k directory in steady state; their p50s are compared
- * with the 5k ones (goal: within 1.5×).
+ * The returned scenarios then measure the 50k directory in steady state, each row followed by the
+ * same series; the series' p50s are compared with the 5k ones (goal: within 1.5×).
  *
  * Availability summaries in listings may be up to 60 s old: they come from the in-process memo
  * (src/domain/availability/summary-cache.ts), else from the stored rows the worker keeps younger
