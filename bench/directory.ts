@@ -220,20 +220,15 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
   const smallP50 = new Map<string, number>();
   const smallItems = new Map<string, number>();
   // The scaling comparison's series (sequential requests, microsecond resolution), at both sizes.
-  const series = new TimedGets();
   const smallSeries = new Map<string, number[]>();
-  try {
-    for (const s of smallReads) {
-      const first = await timedJson(ctx, s.path, small.headers);
-      smallCold.set(s.name, first.ms);
-      smallItems.set(s.name, first.items);
-      const r = await measure(s.name, `${ctx.baseUrl}${s.path}`, s, opts);
-      smallP50.set(s.name, r.p50);
-      smallSeries.set(s.name, await timedSeries(series, `${ctx.baseUrl}${s.path}`, small.headers));
-      say(`at ${small.pls}: ${s.name}: first request ${ms(smallCold.get(s.name)!)}, p50 ${r.p50} ms (autocannon), ${fine(percentile(smallSeries.get(s.name)!, 50))} (${smallSeries.get(s.name)!.length} sequential)`);
-    }
-  } finally {
-    await series.close();
+  for (const s of smallReads) {
+    const first = await timedJson(ctx, s.path, small.headers);
+    smallCold.set(s.name, first.ms);
+    smallItems.set(s.name, first.items);
+    const r = await measure(s.name, `${ctx.baseUrl}${s.path}`, s, opts);
+    smallP50.set(s.name, r.p50);
+    smallSeries.set(s.name, await timedSeries(`${ctx.baseUrl}${s.path}`, small.headers));
+    say(`at ${small.pls}: ${s.name}: first request ${ms(smallCold.get(s.name)!)}, p50 ${r.p50} ms (autocannon), ${fine(percentile(smallSeries.get(s.name)!, 50))} (${smallSeries.get(s.name)!.length} sequential)`);
   }
 
   // 2. One seed file of ~50,000 provider-locations into an empty directory.
@@ -278,12 +273,7 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
   const withSeries = largeReads.map((s) => ({
     ...s,
     after: async () => {
-      const client = new TimedGets();
-      try {
-        largeSeries.set(s.name, await timedSeries(client, `${ctx.baseUrl}${s.path}`, large.headers));
-      } finally {
-        await client.close();
-      }
+      largeSeries.set(s.name, await timedSeries(`${ctx.baseUrl}${s.path}`, large.headers));
       say(`at ${large.pls}: ${s.name}: ${fine(percentile(largeSeries.get(s.name)!, 50))} (${largeSeries.get(s.name)!.length} sequential)`);
     },
   }));
@@ -340,18 +330,24 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
 const SERIES = { warmUp: 5, batch: 10, min: 10, max: 200, budgetMs: 2000 };
 
 /**
- * Sequential GETs of one read over one keep-alive connection from a worker thread (bench/timed-gets.ts),
- * after a few unmeasured ones: wall times in ms at microsecond resolution. The scaling comparison
- * is judged on these, because autocannon reports whole milliseconds, too coarse for reads of 1–2 ms.
+ * Sequential GETs of one read over one keep-alive connection from its own worker thread
+ * (bench/timed-gets.ts), after a few unmeasured ones: wall times in ms at microsecond resolution.
+ * The scaling comparison is judged on these, because autocannon reports whole milliseconds, too
+ * coarse for reads of 1–2 ms.
  */
-async function timedSeries(client: TimedGets, url: string, headers: Record<string, string>): Promise<number[]> {
-  await client.get(Array.from({ length: SERIES.warmUp }, () => url), headers);
-  const times: number[] = [];
-  const t0 = performance.now();
-  while (times.length < SERIES.max && (times.length < SERIES.min || performance.now() - t0 < SERIES.budgetMs)) {
-    times.push(...(await client.get(Array.from({ length: SERIES.batch }, () => url), headers)));
+async function timedSeries(url: string, headers: Record<string, string>): Promise<number[]> {
+  const client = new TimedGets();
+  try {
+    await client.get(Array.from({ length: SERIES.warmUp }, () => url), headers);
+    const times: number[] = [];
+    const t0 = performance.now();
+    while (times.length < SERIES.max && (times.length < SERIES.min || performance.now() - t0 < SERIES.budgetMs)) {
+      times.push(...(await client.get(Array.from({ length: SERIES.batch }, () => url), headers)));
+    }
+    return times;
+  } finally {
+    await client.close();
   }
-  return times;
 }
 
 /** The first 50 NPIs of a seed's providers. */

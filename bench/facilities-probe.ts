@@ -14,6 +14,7 @@ import { openDatabase } from '../src/db/database.js';
 import { searchFacilities } from '../src/domain/directory/facilities.js';
 import { zipCentroid } from '../src/domain/directory/geo.js';
 import { explain, planText, StatementCapture } from '../test/helpers/statement-capture.js';
+import { percentile } from './timed-gets.js';
 
 const say = (s: string): void => void process.stdout.write(`${s}\n`);
 
@@ -41,8 +42,7 @@ async function main(): Promise<void> {
         await h.db.executeQuery(CompiledQuery.raw(q.sql, [...q.parameters]));
         times.push(performance.now() - t0);
       }
-      times.sort((a, b) => a - b);
-      say(`-- p50 ${times[Math.floor(runs / 2)]!.toFixed(2)} ms: ${q.sql.replace(/\s+/g, ' ').slice(0, 160)}`);
+      say(`-- p50 ${percentile(times, 50).toFixed(2)} ms: ${q.sql.replace(/\s+/g, ' ').slice(0, 160)}`);
       for (const l of planText(plan)) say(`   ${l}`);
     }
     const whole: number[] = [];
@@ -51,8 +51,7 @@ async function main(): Promise<void> {
       await search();
       whole.push(performance.now() - t0);
     }
-    whole.sort((a, b) => a - b);
-    say(`whole searchFacilities p50 ${whole[Math.floor(runs / 2)]!.toFixed(2)} ms`);
+    say(`whole searchFacilities p50 ${percentile(whole, 50).toFixed(2)} ms`);
   }
   await h.close();
 }
