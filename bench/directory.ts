@@ -269,12 +269,16 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
   for (const p of coldPages) coldEntities.push(await timedGet(ctx, coldPath(p), large.headers));
   say(`steady state at ${large.pls}, summaries stored: schedulable_entities page_size=10000 cold (pages ${coldPages.join(', ')}) median ${ms(median(coldEntities))}`);
   // The same series at the large size, each right after the read's autocannon row as at the small size.
+  // A control at the same moment: the small directory's read again, right after the large one's, so
+  // that the process's and the host's state at that moment is told apart from the directory's size.
   const largeSeries = new Map<string, number[]>();
-  const withSeries = largeReads.map((s) => ({
+  const smallLater = new Map<string, number[]>();
+  const withSeries = largeReads.map((s, i) => ({
     ...s,
     after: async () => {
       largeSeries.set(s.name, await timedSeries(`${ctx.baseUrl}${s.path}`, large.headers));
-      say(`at ${large.pls}: ${s.name}: ${fine(percentile(largeSeries.get(s.name)!, 50))} (${largeSeries.get(s.name)!.length} sequential)`);
+      smallLater.set(s.name, await timedSeries(`${ctx.baseUrl}${smallReads[i]!.path}`, small.headers));
+      say(`at ${large.pls}: ${s.name}: ${fine(percentile(largeSeries.get(s.name)!, 50))} (${largeSeries.get(s.name)!.length} sequential); the ${small.pls} directory's right after: ${fine(percentile(smallLater.get(s.name)!, 50))}`);
     },
   }));
 
@@ -309,7 +313,9 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
       const grows = [NAMES.npi, NAMES.entities, NAMES.facilities].includes(s.name) && nb > na * SCALING_GOAL;
       const perItem = grows && na > 0 ? ratio / (nb / na) : ratio;
       const judged = grows ? `per item ${perItem.toFixed(2)}× (lists ${na} → ${nb} items)` : `${ratio.toFixed(2)}× (${na} → ${nb} hits on the page)`;
-      out.push(`- ${name}: ${fine(a)} → ${fine(b)} = ${ratio.toFixed(2)}× (${sa.length} and ${sb.length} requests; ${coarse}); judged ${judged}: ${passFail(perItem <= SCALING_GOAL)}`);
+      const later = smallLater.get(s.name);
+      const control = later ? `; the ${small.pls} directory right after: ${fine(percentile(later, 50))}, the ${large.pls} one ${(b / percentile(later, 50)).toFixed(2)}× it` : '';
+      out.push(`- ${name}: ${fine(a)} → ${fine(b)} = ${ratio.toFixed(2)}× (${sa.length} and ${sb.length} requests; ${coarse}${control}); judged ${judged}: ${passFail(perItem <= SCALING_GOAL)}`);
     }
     return out;
   };
