@@ -281,6 +281,8 @@ export interface DeveloperProviderLocationsTable {
   added_at: Timestamp;
   /** A copy of the provider-location's `active`, set and kept by triggers (migration 0008): never written. */
   active: Defaulted<boolean>;
+  /** A copy of the NPI of the provider-location's provider, set and kept by triggers (migration 0027): never written. */
+  npi: ColumnType<string | null, never, never>;
 }
 
 /**

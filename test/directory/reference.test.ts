@@ -1,7 +1,8 @@
 /** NPIs, specialties, visit reasons and insurance plans (docs/api/directory.md#reference-data, docs/api/conventions.md#additional-fields, docs/api/directory.md#specialties-and-visit-reasons). */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { expect400, get, loadFixture, NPI, pathOf, type DirectoryFixture } from './fixture.js';
+import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
+import { expect400, fixtureDocument, get, loadFixture, npi, NPI, pathOf, type DirectoryFixture } from './fixture.js';
 
 let t: TestApp;
 let f: DirectoryFixture;
@@ -51,6 +52,27 @@ describe('GET /v1/reference/npi', () => {
   test('needs a token', async () => {
     const r = await get(t, '/v1/reference/npi');
     expect(r.status).toBe(401);
+  });
+
+  // The list reads the NPI copied onto each directory row (migration 0027): it follows an import
+  // that gives a provider a new NPI, and back.
+  test("follows a provider's new NPI at once", async () => {
+    const renumbered = npi('123000042');
+    const write = async (a2: string) => {
+      const doc = fixtureDocument();
+      doc.providers = doc.providers!.map((p) => (p.id === 'pr_a2' ? { ...p, npi: a2 } : p));
+      await t.db.transaction().execute((trx) => writeDirectory(trx, t.config.appEnv, doc));
+    };
+    await write(renumbered);
+    try {
+      const r = await get(t, '/v1/reference/npi', f.tokenA);
+      expect(r.body).toMatchObject({ total_count: 4 });
+      expect(r.body.data.npis).toEqual([NPI.a1, renumbered, NPI.b1, NPI.virt].sort());
+      expect((await get(t, '/v1/reference/npi', f.tokenB)).body.data.npis).toEqual([NPI.other]);
+    } finally {
+      await write(NPI.a2);
+    }
+    expect((await get(t, '/v1/reference/npi', f.tokenA)).body.data.npis).toEqual([NPI.a1, NPI.a2, NPI.b1, NPI.virt].sort());
   });
 });
 

@@ -9,12 +9,13 @@ export async function listNpis(
   caller: DirectoryCaller,
   q: { page: number; pageSize: number },
 ): Promise<{ total: number; npis: string[] }> {
+  // The caller's own rows only (`developer_provider_locations_npi`, migration 0027: the provider's
+  // NPI copied onto each directory row, `active` the provider-location's): no join, so neither the
+  // directory's size nor the rest of the environment's decides the plan.
   const distinct = sql`
-    SELECT DISTINCT p.npi
+    SELECT DISTINCT dpl.npi
     FROM developer_provider_locations dpl
-    JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id AND pl.active
-    JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
-    WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId}`;
+    WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.active AND dpl.npi IS NOT NULL`;
   // The page as one JSON array (one native JSON.parse instead of the driver parsing up to 60,000 rows:
   // ~50 ms less CPU in this process for 40,000 NPIs, measured) and the count of the same DISTINCT.
   const { rows } = await sql<{ npis: string[] | null; total: string | number }>`
