@@ -14,9 +14,9 @@ import { listSchedulableEntities } from '../../src/domain/directory/schedulable-
 import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
 import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
-import { fixtureDocument, loadFixture, PL, type DirectoryFixture } from './fixture.js';
+import { fixtureDocument, loadFixture, npi, PL, type DirectoryFixture } from './fixture.js';
 import { facilitiesById, searchFacilities } from '../../src/domain/directory/facilities.js';
-import { activeMismatches, expectedSearchRows, facilityCoordinateMismatches, oracleSearch, sizeMismatches, storedSearchRows } from './search-oracle.js';
+import { activeMismatches, expectedSearchRows, facilityCoordinateMismatches, npiMismatches, oracleSearch, sizeMismatches, storedSearchRows } from './search-oracle.js';
 
 let t: TestApp;
 let f: DirectoryFixture;
@@ -49,6 +49,7 @@ async function found(zip: string, q: Partial<ProviderLocationSearch>, caller: Di
 async function expectInSync(): Promise<void> {
   expect(await storedSearchRows(t.db)).toEqual(await expectedSearchRows(t.db));
   expect(await activeMismatches(t.db)).toEqual([]);
+  expect(await npiMismatches(t.db)).toEqual([]);
   expect(await sizeMismatches(t.db)).toEqual([]);
   expect(await facilityCoordinateMismatches(t.db)).toEqual([]);
 }
@@ -92,6 +93,17 @@ describe('provider_location_search follows directory writes', () => {
     await write({ providers: [provider('pr_a1'), provider('pr_b1')] });
     await expectInSync();
     expect(await found('10001', { specialtyId: 'sp_fam' })).toEqual([PL.a1nyc, PL.b1nyc, PL.a1bk, PL.virt]);
+  });
+
+  test("a provider's new NPI reaches its developers' rows (migration 0027), and back", async () => {
+    const renumbered = npi('123000098');
+    await write({ providers: [{ ...provider('pr_a1'), npi: renumbered }] });
+    await expectInSync();
+    const copies = await t.db.selectFrom('developer_provider_locations').select('npi').where('provider_location_id', 'in', [PL.a1nyc, PL.a1bk]).execute();
+    expect(copies.length).toBeGreaterThan(1);
+    expect(new Set(copies.map((c) => c.npi))).toEqual(new Set([renumbered]));
+    await write({ providers: [provider('pr_a1')] });
+    await expectInSync();
   });
 
   test('moving a location moves its provider-locations; a virtual location follows its state', async () => {

@@ -105,6 +105,17 @@ export async function activeMismatches(db: Db): Promise<string[]> {
   return rows.map((x) => x.r);
 }
 
+/** Developer rows whose NPI copy (migration 0027) differs from their provider-location's provider's NPI. */
+export async function npiMismatches(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ r: string }>`
+    SELECT dpl.developer_id || ' ' || dpl.provider_location_id AS r
+    FROM developer_provider_locations dpl
+    JOIN provider_locations pl ON pl.env = dpl.env AND pl.id = dpl.provider_location_id
+    JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
+    WHERE dpl.npi IS DISTINCT FROM p.npi`.execute(db);
+  return rows.map((x) => x.r);
+}
+
 /**
  * Developers whose stored directory size (`developer_directory_sizes`, migration 0021) differs from a
  * count of their active rows: `developer counted stored`.
