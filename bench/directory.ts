@@ -22,7 +22,10 @@
  *    to do; timed, with its CPU time): the steady state of a service with its worker, the cold figure
  *    compared with the goal (< 300 ms on PostgreSQL).
  * The returned scenarios then measure the 50k directory in steady state, each row followed by the
- * same series; the series' p50s are compared with the 5k ones (goal: within 1.5×).
+ * same series; the series' p50s are compared with the 5k ones (goal: within 1.5×). Each is followed
+ * by the 5k directory's same read again, a control at the same moment printed beside the ratio: it
+ * tells the directory's size from what changed in between (the environment's other rows near a
+ * ZIP, the process, the host; docs/decisions/0024-geo-search-candidates-from-the-environment.md).
  *
  * Availability summaries in listings may be up to 60 s old: they come from the in-process memo
  * (src/domain/availability/summary-cache.ts), else from the stored rows the worker keeps younger
