@@ -64,12 +64,6 @@ async function openPGlite(opts: OpenOptions): Promise<DatabaseHandle> {
     extensions: { btree_gist },
     parsers,
   });
-  // Named statements keep one plan (docs/performance.md, "Generic plans on the embedded engine").
-  // Under the default `auto`, PostgreSQL plans a named statement again on every execution when its
-  // generic plan's estimate looks worse than the custom plans', which an id list (`unnest`, estimated
-  // at 100 ids generic and at its length custom) always makes it: the view of one provider-location
-  // planned in ~1.0 ms and ran in ~0.25 ms on PGlite. The session is this process's only one.
-  await pglite.exec('SET plan_cache_mode = force_generic_plan');
   const dialect = new PGliteDialect(pglite);
   const db = new Kysely<Database>({ dialect: opts.wrapDialect ? opts.wrapDialect(dialect) : dialect });
   return {

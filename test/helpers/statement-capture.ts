@@ -52,45 +52,13 @@ export interface PlanNode {
   [key: string]: unknown;
 }
 
-/** `v` as an SQL literal for `EXECUTE` (PostgreSQL coerces an untyped literal to the parameter's type). */
-function literal(v: unknown): string {
-  if (v === null || v === undefined) return 'NULL';
-  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
-  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
-  const quote = (x: string) => `'${x.replace(/'/g, "''")}'`;
-  if (v instanceof Date) return quote(v.toISOString());
-  if (Array.isArray(v)) {
-    const item = (x: unknown) => (x === null || x === undefined ? 'NULL' : `"${String(x instanceof Date ? x.toISOString() : x).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
-    return quote(`{${v.map(item).join(',')}}`);
-  }
-  if (typeof v === 'object') return quote(JSON.stringify(v));
-  return quote(String(v));
-}
-
-let explained = 0;
-
-/**
- * The plan of `q` as the service's session runs it with these parameters (`EXPLAIN (FORMAT JSON)`,
- * with `ANALYZE, BUFFERS` when `analyze`): prepared and executed as a named statement, so that the
- * session's `plan_cache_mode` applies (the embedded engine runs generic plans, src/db/database.ts;
- * PostgreSQL plans a first execution for its parameters).
- */
+/** The plan of `q` as PostgreSQL chooses it for these parameters (`EXPLAIN (FORMAT JSON)`, with `ANALYZE, BUFFERS` when `analyze`). */
 export async function explain(db: Db, q: CompiledQuery, opts: { analyze?: boolean } = {}): Promise<PlanNode> {
   const options = opts.analyze ? 'ANALYZE, BUFFERS, FORMAT JSON' : 'FORMAT JSON';
-  const name = `explained_${++explained}`;
-  // One connection for the three statements (a named statement lives in its session).
-  return db.connection().execute(async (c) => {
-    await c.executeQuery(CompiledQuery.raw(`PREPARE ${name} AS ${q.sql}`, []));
-    try {
-      const args = q.parameters.length ? `(${q.parameters.map(literal).join(', ')})` : '';
-      const r = await c.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN (${options}) EXECUTE ${name}${args}`, []));
-      const cell = Object.values(r.rows[0]!)[0];
-      const json = (typeof cell === 'string' ? JSON.parse(cell) : cell) as { Plan: PlanNode }[];
-      return json[0]!.Plan;
-    } finally {
-      await c.executeQuery(CompiledQuery.raw(`DEALLOCATE ${name}`, []));
-    }
-  });
+  const r = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN (${options}) ${q.sql}`, [...q.parameters]));
+  const cell = Object.values(r.rows[0]!)[0];
+  const json = (typeof cell === 'string' ? JSON.parse(cell) : cell) as { Plan: PlanNode }[];
+  return json[0]!.Plan;
 }
 
 /** Every node of a plan, depth first. */
