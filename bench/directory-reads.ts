@@ -239,7 +239,7 @@ async function writePlans(db: Db, capture: StatementCapture, base: string, heade
   const out: string[] = [`# ${LABEL[read]}: ${path}`, ''];
   for (const q of statements) {
     out.push(q.sql.replace(/\s+/g, ' ').slice(0, 2000), `params: ${JSON.stringify(q.parameters).slice(0, 300)}`);
-    if (!/^\s*(select|with)\b/i.test(q.sql)) {
+    if (!/^\s*(\/\*[^*]*\*\/\s*)?(select|with)\b/i.test(q.sql)) {
       out.push('(not a read: not explained)', '');
       continue;
     }

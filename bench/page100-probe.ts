@@ -128,7 +128,7 @@ async function main(): Promise<void> {
     for (const q of statements) {
       say(q.sql.replace(/\s+/g, ' ').slice(0, 600));
       say(`params: ${JSON.stringify(q.parameters).slice(0, 200)}`);
-      if (!/^\s*(select|with)\b/i.test(q.sql)) continue;
+      if (!/^\s*(\/\*[^*]*\*\/\s*)?(select|with)\b/i.test(q.sql)) continue;
       const times: number[] = [];
       for (let i = 0; i < 50; i++) {
         const s = performance.now();

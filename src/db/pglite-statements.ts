@@ -23,6 +23,7 @@
 import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
 import { serialize } from 'pg-protocol';
 import { Parser } from 'pg-protocol/dist/parser.js';
+import { wantsGenericPlan } from './generic-plan.js';
 
 type BackendMessage = Parameters<Parameters<protocol.Parser['parse']>[1]>[0];
 type DatabaseError = InstanceType<typeof protocol.messages.DatabaseError>;
@@ -159,12 +160,36 @@ async function runOnce<R>(pglite: PGlite, cache: PreparedStatements, text: strin
     const serializer = pglite.serializers[prepared.paramTypes[i]!];
     return serializer ? serializer(param) : String(param);
   });
-  const messages = await call(pglite, cache, execution(prepared.name, values));
-  return resultOf<R>(pglite, messages, text, params);
+  if (!wantsGenericPlan(text)) return resultOf<R>(pglite, await call(pglite, cache, execution(prepared.name, values)), text, params);
+  // The plan is chosen at Bind: under force_generic_plan for this execution alone, in the same call.
+  const messages = await call(pglite, cache, [forceGenericPlan(), ...execution(prepared.name, values), resetPlanMode()]);
+  throwFirstError(messages, text, params);
+  return resultOf<R>(pglite, middleAnswer(messages), text, params);
 }
 
 function execution(statement: string, values: (string | null)[]): Buffer[] {
   return [serialize.bind({ statement, values }), serialize.describe({ type: 'P' }), serialize.execute(), serialize.sync()];
+}
+
+/**
+ * `SET plan_cache_mode = force_generic_plan`, as a simple query before a marked statement's Bind
+ * (src/db/generic-plan.ts). Inside a transaction the SET is part of it: if the statement fails, the
+ * RESET after it fails too (the transaction is aborted), and the rollback that must follow undoes the
+ * SET. Outside one, each simple query is its own transaction and the RESET runs whatever happened.
+ */
+function forceGenericPlan(): Buffer {
+  return serialize.query('SET plan_cache_mode = force_generic_plan');
+}
+
+function resetPlanMode(): Buffer {
+  return serialize.query('RESET plan_cache_mode');
+}
+
+/** The statement's own answer among the three (SET, statement, RESET), each ended by ReadyForQuery. */
+function middleAnswer(messages: BackendMessage[]): BackendMessage[] {
+  const first = messages.findIndex((m) => m.name === 'readyForQuery');
+  const second = messages.findIndex((m, i) => i > first && m.name === 'readyForQuery');
+  return messages.slice(first + 1, second + 1);
 }
 
 /** One call into the engine: pending Closes, then `messages`, in one buffer; returns the answer's messages. */

@@ -7,6 +7,7 @@
 import { CompiledQuery, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
 import type { QueryId } from 'kysely';
 import type { Db } from '../../src/db/database.js';
+import { wantsGenericPlan } from '../../src/db/generic-plan.js';
 
 export class StatementCapture implements KyselyPlugin {
   private recorded: { node: RootOperationNode; queryId: QueryId }[] = [];
@@ -52,13 +53,53 @@ export interface PlanNode {
   [key: string]: unknown;
 }
 
-/** The plan of `q` as PostgreSQL chooses it for these parameters (`EXPLAIN (FORMAT JSON)`, with `ANALYZE, BUFFERS` when `analyze`). */
+/** `v` as an SQL literal for `EXECUTE` (PostgreSQL coerces an untyped literal to the parameter's type). */
+function literal(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  const quote = (x: string) => `'${x.replace(/'/g, "''")}'`;
+  if (v instanceof Date) return quote(v.toISOString());
+  if (Array.isArray(v)) {
+    const item = (x: unknown) => (x === null || x === undefined ? 'NULL' : `"${String(x instanceof Date ? x.toISOString() : x).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
+    return quote(`{${v.map(item).join(',')}}`);
+  }
+  if (typeof v === 'object') return quote(JSON.stringify(v));
+  return quote(String(v));
+}
+
+let explained = 0;
+
+/** Whether `db` is the embedded engine (PGlite names itself in `version()`). */
+async function isEmbedded(db: Db): Promise<boolean> {
+  const r = await db.executeQuery<{ v: string }>(CompiledQuery.raw('SELECT version() AS v', []));
+  return r.rows[0]!.v.includes('PGlite');
+}
+
+/**
+ * The plan of `q` as the service runs it with these parameters (`EXPLAIN (FORMAT JSON)`, with
+ * `ANALYZE, BUFFERS` when `analyze`): planned for these values, except a statement marked for its
+ * generic plan (src/db/generic-plan.ts) on the embedded engine, which is prepared and explained
+ * under `force_generic_plan` as the engine runs it.
+ */
 export async function explain(db: Db, q: CompiledQuery, opts: { analyze?: boolean } = {}): Promise<PlanNode> {
   const options = opts.analyze ? 'ANALYZE, BUFFERS, FORMAT JSON' : 'FORMAT JSON';
-  const r = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN (${options}) ${q.sql}`, [...q.parameters]));
-  const cell = Object.values(r.rows[0]!)[0];
-  const json = (typeof cell === 'string' ? JSON.parse(cell) : cell) as { Plan: PlanNode }[];
-  return json[0]!.Plan;
+  const first = (r: QueryResult<Record<string, unknown>>): PlanNode => {
+    const cell = Object.values(r.rows[0]!)[0];
+    const json = (typeof cell === 'string' ? JSON.parse(cell) : cell) as { Plan: PlanNode }[];
+    return json[0]!.Plan;
+  };
+  if (!wantsGenericPlan(q.sql) || q.parameters.length === 0 || !(await isEmbedded(db))) {
+    return first(await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN (${options}) ${q.sql}`, [...q.parameters])));
+  }
+  const name = `explained_${++explained}`;
+  return db.transaction().execute(async (trx) => {
+    await trx.executeQuery(CompiledQuery.raw('SET LOCAL plan_cache_mode = force_generic_plan', []));
+    await trx.executeQuery(CompiledQuery.raw(`PREPARE ${name} AS ${q.sql}`, []));
+    const plan = first(await trx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN (${options}) EXECUTE ${name}(${q.parameters.map(literal).join(', ')})`, [])));
+    await trx.executeQuery(CompiledQuery.raw(`DEALLOCATE ${name}`, []));
+    return plan;
+  });
 }
 
 /** Every node of a plan, depth first. */

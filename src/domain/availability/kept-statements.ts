@@ -17,6 +17,7 @@ import { timeOffDates, weeklyBlocksAggSql } from '../scheduling/schedule-data.js
 import type { ProviderLocationJson } from '../scheduling/provider-location-json.js';
 import { directoryDurationsJsonSql, overridesJsonSql } from '../scheduling/visit-reason-durations.js';
 import type { KeptSpan } from './kept-schedules.js';
+import { genericPlan } from '../../db/generic-plan.js';
 
 /** What both statements return. */
 export interface VersionsAndHolds {
@@ -77,7 +78,7 @@ export async function freshStatement(
     : sql``;
   // The providers whose versions and held time are read: those found, and those of kept entries.
   const providers = sql`ARRAY(SELECT provider_id FROM pl UNION SELECT unnest(${input.keptProviders}::text[]))`;
-  const { rows } = await sql<FreshRows>`
+  const { rows } = await genericPlan(sql<FreshRows>`
     WITH pl AS (
       SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
              pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields
@@ -109,6 +110,6 @@ export async function freshStatement(
                 'end_date', t.end_date::text, 'start_local', to_char(t.start_local, 'HH24:MI'), 'end_local', to_char(t.end_local, 'HH24:MI')))
          FROM time_off t
          WHERE t.env = ${env} AND t.provider_id = ANY(ARRAY(SELECT provider_id FROM pl))
-           AND t.start_date <= ${toDate}::date AND t.end_date >= ${fromDate}::date) AS time_off`.execute(db);
+           AND t.start_date <= ${toDate}::date AND t.end_date >= ${fromDate}::date) AS time_off`).execute(db);
   return rows[0]!;
 }

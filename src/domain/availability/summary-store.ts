@@ -13,6 +13,7 @@ import type { Db } from '../../db/database.js';
 import { epochMsSql } from '../../db/epoch-ms.js';
 import type { Env } from '../../db/schema.js';
 import type { AvailabilitySummary, Next28Days, PatientTypeAvailability } from './summaries.js';
+import { genericPlan } from '../../db/generic-plan.js';
 
 /** A stored summary and the instant (epoch ms) it was computed for. */
 export interface StoredSummary {
@@ -81,12 +82,12 @@ export async function readStoredSummaries(
   // per row. For a page of 10,000 this moved ~30–45 ms of CPU off this process's main thread (which
   // a listing needs for everything else) for ~25 ms more in PostgreSQL, measured. The instant as
   // epoch milliseconds (`date_part` is float8 arithmetic, `extract` numeric: src/db/epoch-ms.ts).
-  const { rows } = await sql<{ j: SummaryArray[] | null }>`
+  const { rows } = await genericPlan(sql<{ j: SummaryArray[] | null }>`
     SELECT json_agg(json_build_array(s.provider_location_id, ${sql.raw(epochMsSql('s.computed_at'))},
              s.new_next_available_utc, s.new_next_28_days, s.existing_next_available_utc, s.existing_next_28_days,
              s.first_availability_date, s.default_visit_reason_id)) AS j
     FROM ${from}
-      AND s.computed_at > ${oldest} AND s.computed_at <= ${now} ${active}`.execute(db);
+      AND s.computed_at > ${oldest} AND s.computed_at <= ${now} ${active}`).execute(db);
   for (const a of rows[0]?.j ?? []) {
     const r: SummaryRow = {
       id: a[0],

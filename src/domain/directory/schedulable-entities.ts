@@ -12,6 +12,7 @@ import type { PatientTypeAvailability } from '../availability/summaries.js';
 import { readStoredSummaries } from '../availability/summary-store.js';
 import { RECENT_WINDOW_MS } from './recent-change-summary.js';
 import type { DirectoryCaller } from './visible.js';
+import { genericPlan } from '../../db/generic-plan.js';
 
 export const SCHEDULE_TYPES = ['provider_location'] as const;
 
@@ -123,7 +124,7 @@ async function entityPage(
 ): Promise<{ rows: EntityRow[]; total: number }> {
   // The page comes back as one JSON value (an array of arrays, in the order `entityRow` reads): one native
   // JSON.parse instead of the driver handling 8 fields per row, 10,000 times.
-  const { rows: [agg] } = await sql<{ j: unknown[][] | null; total: string | number | null }>`
+  const { rows: [agg] } = await genericPlan(sql<{ j: unknown[][] | null; total: string | number | null }>`
     WITH page AS MATERIALIZED (${page})
     SELECT json_agg(json_build_array(page.id, e.npi, e.go_live, e.profile_updated_at, e.time_zone, e.main_specialty_id,
              e.main_specialty_name, e.reason) ORDER BY page.id) AS j,
@@ -139,7 +140,7 @@ async function entityPage(
       LEFT JOIN specialties s ON s.env = p.env AND s.id = p.main_specialty_id
       WHERE pl.env = ${caller.env} AND pl.id = page.id
       LIMIT 1
-    ) e`.execute(db);
+    ) e`).execute(db);
   const rows = (agg?.j ?? []).map(entityRow);
   if (rows.length || !count) return { rows, total: Number(agg?.total ?? 0) };
   // An empty page (past the end, or nothing to list): the count alone.

@@ -1,0 +1,28 @@
+/**
+ * Statements that run their generic plan on the embedded engine (docs/performance.md, "Plans made
+ * once for the hot reads").
+ *
+ * Under PostgreSQL's default `plan_cache_mode = auto`, a named statement whose generic plan looks
+ * costlier than the plans made for its values (an id list, a LIMIT: both unknown to a generic plan)
+ * is planned again on every execution. For the service's hottest reads on PGlite the planning cost
+ * more than the execution (the provider-location view: ~1.0 ms planned, ~0.3 ms run). A statement
+ * marked here runs with `plan_cache_mode = force_generic_plan` for its execution alone
+ * (src/db/pglite-statements.ts); the session keeps `auto` for every other statement, some of whose
+ * generic plans are far worse than their custom ones. Only statements whose generic plan is checked
+ * by test/directory/read-plans.test.ts or test/db/generic-plans.test.ts are marked. PostgreSQL reads
+ * the mark as a comment.
+ */
+import { sql, type RawBuilder } from 'kysely';
+
+/** The comment a marked statement's text starts with. */
+export const GENERIC_PLAN_MARK = '/* generic plan */';
+
+/** `q`, marked to run with its generic plan on the embedded engine. */
+export function genericPlan<T>(q: RawBuilder<T>): RawBuilder<T> {
+  return sql<T>`${sql.raw(GENERIC_PLAN_MARK)} ${q}`;
+}
+
+/** Whether `text` is a marked statement's. */
+export function wantsGenericPlan(text: string): boolean {
+  return text.startsWith(GENERIC_PLAN_MARK);
+}

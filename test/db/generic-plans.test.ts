@@ -1,0 +1,125 @@
+/**
+ * Statements marked for their generic plan (src/db/generic-plan.ts; docs/performance.md, "Plans made
+ * once for the hot reads"): on the embedded engine they run under `force_generic_plan` for their own
+ * execution, and the session stays under `auto` for every other statement, whatever the statement
+ * did (succeeded, failed, inside a transaction that committed or rolled back). On both engines a
+ * marked statement answers what the unmarked one does.
+ *
+ * The plan counts come from `pg_prepared_statements`, which lists the session's named statements
+ * with how many generic and custom plans each has run: PGlite is one session, so its counts are the
+ * service's; a PostgreSQL pool spreads them over connections, and the mark does nothing there.
+ */
+import { CompiledQuery, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Db } from '../../src/db/database.js';
+import { GENERIC_PLAN_MARK } from '../../src/db/generic-plan.js';
+import { PL, schedulingEnv, type SchedulingEnv } from '../appointments/fixtures.js';
+import { bearer } from '../helpers/auth.js';
+import { engineName } from '../helpers/db.js';
+import { explain, planNodes } from '../helpers/statement-capture.js';
+
+let e: SchedulingEnv;
+let db: Db;
+beforeAll(async () => {
+  e = await schedulingEnv();
+  db = e.t.db;
+});
+afterAll(async () => e?.close());
+
+interface Counts {
+  generic: number;
+  custom: number;
+}
+
+/** Plans run so far by the named statements whose text contains `fragment`, summed. */
+async function plans(fragment: string): Promise<Counts> {
+  const r = await sql<{ g: number | null; c: number | null }>`
+    SELECT sum(generic_plans)::int AS g, sum(custom_plans)::int AS c FROM pg_prepared_statements WHERE position(${fragment} in statement) > 0`.execute(db);
+  return { generic: r.rows[0]?.g ?? 0, custom: r.rows[0]?.c ?? 0 };
+}
+
+const mode = async (h: Db = db) => (await sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`.execute(h)).rows[0]!.plan_cache_mode;
+
+/** A statement with an id list (a custom plan knows its length, a generic one does not), unique to this file. */
+const LOOKUP = `SELECT id, npi FROM providers WHERE env = $1 AND id = ANY($2::text[]) /* generic-plans.test ${process.pid} */ ORDER BY id`;
+const lookup = (marked: boolean, ids: string[]) => CompiledQuery.raw(marked ? `${GENERIC_PLAN_MARK} ${LOOKUP}` : LOOKUP, ['sandbox', ids]);
+const FAILING = `SELECT 1 / $1::int AS x /* generic-plans.test failing ${process.pid} */`;
+
+describe(`statements marked for their generic plan (${engineName})`, () => {
+  test('answer what the unmarked statement answers, and fail as it fails', async () => {
+    const ids = ['pr_ny', 'pr_phx', 'pr_missing'];
+    const marked = await db.executeQuery(lookup(true, ids));
+    const plain = await db.executeQuery(lookup(false, ids));
+    expect(marked.rows.length).toBe(2);
+    expect(marked.rows).toEqual(plain.rows);
+    await expect(db.executeQuery(CompiledQuery.raw(`${GENERIC_PLAN_MARK} ${FAILING}`, [0]))).rejects.toMatchObject({ code: '22012' });
+    expect(await mode()).toBe('auto');
+  });
+
+  test.runIf(engineName === 'pglite')('run their generic plan on the embedded engine, and the unmarked one its custom plans', async () => {
+    const before = { marked: await plans(`${GENERIC_PLAN_MARK} ${LOOKUP}`), all: await plans(LOOKUP) };
+    for (let i = 0; i < 4; i++) {
+      await db.executeQuery(lookup(true, ['pr_ny', `pr_x${i}`]));
+      await db.executeQuery(lookup(false, ['pr_ny', `pr_x${i}`]));
+    }
+    const marked = await plans(`${GENERIC_PLAN_MARK} ${LOOKUP}`);
+    const all = await plans(LOOKUP);
+    expect({ generic: marked.generic - before.marked.generic, custom: marked.custom - before.marked.custom }).toEqual({ generic: 4, custom: 0 });
+    // The unmarked text: PostgreSQL's `auto` plans the first five executions for their values.
+    expect({ generic: all.generic - marked.generic - (before.all.generic - before.marked.generic), custom: all.custom - marked.custom - (before.all.custom - before.marked.custom) }).toEqual({
+      generic: 0,
+      custom: 4,
+    });
+    expect(await mode()).toBe('auto');
+  });
+
+  test('leave the session under auto after a failure inside a transaction, and after a commit', async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.executeQuery(lookup(true, ['pr_ny']));
+        await trx.executeQuery(CompiledQuery.raw(`${GENERIC_PLAN_MARK} ${FAILING}`, [0]));
+      }),
+    ).rejects.toMatchObject({ code: '22012' });
+    expect(await mode()).toBe('auto');
+    const inside = await db.transaction().execute(async (trx) => {
+      const r = await trx.executeQuery(lookup(true, ['pr_ny']));
+      return { rows: r.rows.length, mode: await mode(trx) };
+    });
+    expect(inside).toEqual({ rows: 1, mode: 'auto' });
+    expect(await mode()).toBe('auto');
+  });
+
+  test("the tests' explain() shows the plan the engine runs: generic for a marked statement on the embedded engine", async () => {
+    const conditions = async (marked: boolean) => {
+      const plan = await explain(db, lookup(marked, ["pr_a'1", 'pr_"b']), { analyze: true });
+      return planNodes(plan).map((n) => String(n['Index Cond'] ?? n.Filter ?? '')).join(' ');
+    };
+    expect(await conditions(false)).toMatch(/sandbox/);
+    if (engineName === 'pglite') expect(await conditions(true)).toMatch(/\$1/);
+    else expect(await conditions(true)).toMatch(/sandbox/);
+  });
+
+  // The reads whose statements PostgreSQL's `auto` planned again on every execution (measured:
+  // 12 custom plans in 12 executions each), now marked: repeated, no statement they run is planned
+  // again once each has run five times.
+  test.runIf(engineName === 'pglite')('the directory and availability reads run no custom plan once warm', async () => {
+    const id = encodeURIComponent(PL.ny);
+    const reads = [
+      `/v1/provider_locations/${id}`,
+      '/v1/schedulable_entities?page_size=100',
+      `/v1/provider_locations/availability?provider_location_ids=${id}&visit_reason_id=pc_t30&patient_type=new`,
+    ];
+    const run = async () => {
+      for (const url of reads) {
+        const res = await e.t.app.inject({ url, headers: bearer(e.token) });
+        expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      }
+    };
+    for (let round = 0; round < 6; round++) await run();
+    const custom = async () => (await sql<{ statement: string; custom_plans: number }>`SELECT statement, custom_plans::int FROM pg_prepared_statements`.execute(db)).rows;
+    const before = new Map((await custom()).map((r) => [r.statement, r.custom_plans]));
+    for (let round = 0; round < 6; round++) await run();
+    const replanned = (await custom()).filter((r) => r.custom_plans > (before.get(r.statement) ?? 0));
+    expect(replanned.map((r) => `${r.custom_plans - (before.get(r.statement) ?? 0)} custom plans: ${r.statement.replace(/\s+/g, ' ').slice(0, 200)}`)).toEqual([]);
+  });
+});
