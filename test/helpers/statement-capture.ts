@@ -107,12 +107,13 @@ export function planNodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(planNodes)];
 }
 
-/** The plan as indented text lines: node type, relation, index, rows (actual when analysed, else estimated). */
+/** The plan as indented text lines: node type, relation, index, rows (actual when analysed, else estimated), conditions. */
 export function planText(plan: PlanNode, depth = 0): string[] {
   const rows = plan['Actual Rows'] !== undefined ? `rows=${plan['Actual Rows']} loops=${plan['Actual Loops']}` : `est rows=${plan['Plan Rows']}`;
   const rel = plan['Relation Name'] ? ` on ${plan['Relation Name']}` : '';
   const idx = plan['Index Name'] ? ` using ${plan['Index Name']}` : '';
   const time = plan['Actual Total Time'] !== undefined ? ` ${plan['Actual Total Time']} ms` : '';
   const buffers = plan['Shared Hit Blocks'] !== undefined ? ` hit=${plan['Shared Hit Blocks']} read=${plan['Shared Read Blocks']}` : '';
-  return [`${'  '.repeat(depth)}${plan['Node Type']}${rel}${idx} (${rows}${time}${buffers})`, ...(plan.Plans ?? []).flatMap((p) => planText(p, depth + 1))];
+  const conds = ['Index Cond', 'Recheck Cond', 'Filter'].filter((k) => plan[k] !== undefined).map((k) => ` ${k}: ${String(plan[k])}`).join(';');
+  return [`${'  '.repeat(depth)}${plan['Node Type']}${rel}${idx} (${rows}${time}${buffers})${conds}`, ...(plan.Plans ?? []).flatMap((p) => planText(p, depth + 1))];
 }

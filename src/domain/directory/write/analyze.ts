@@ -11,5 +11,5 @@ import type { Database } from '../../../db/schema.js';
 export async function analyzeDirectory(db: Kysely<Database>): Promise<void> {
   await sql`ANALYZE providers, locations, provider_locations, developer_provider_locations, provider_location_search, weekly_schedules,
     provider_location_insurance_plans, practices, practice_insurance_plans, facilities, directory_changes, developer_directory_changes,
-    specialties, visit_reasons, insurance_plans`.execute(db);
+    specialties, visit_reasons, insurance_plans, calendar_versions`.execute(db);
 }
