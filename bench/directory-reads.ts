@@ -50,7 +50,7 @@ import { importDirectory } from '../src/domain/directory/import/import-directory
 import { documentToNdjson } from '../src/domain/directory/import/ndjson.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';
 import { buildApp } from '../src/http/app.js';
-import { explain, planText, StatementCapture } from '../test/helpers/statement-capture.js';
+import { explain, isRead, planText, StatementCapture } from '../test/helpers/statement-capture.js';
 import { benchDatabase } from './scratch-schema.js';
 import { backdate } from './backdate.js';
 import { percentile, TimedGets } from './timed-gets.js';
@@ -239,7 +239,7 @@ async function writePlans(db: Db, capture: StatementCapture, base: string, heade
   const out: string[] = [`# ${LABEL[read]}: ${path}`, ''];
   for (const q of statements) {
     out.push(q.sql.replace(/\s+/g, ' ').slice(0, 2000), `params: ${JSON.stringify(q.parameters).slice(0, 300)}`);
-    if (!/^\s*(\/\*[^*]*\*\/\s*)?(select|with)\b/i.test(q.sql)) {
+    if (!isRead(q.sql)) {
       out.push('(not a read: not explained)', '');
       continue;
     }

@@ -30,7 +30,7 @@ import { importDirectory } from '../src/domain/directory/import/import-directory
 import { documentToNdjson } from '../src/domain/directory/import/ndjson.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';
 import { buildApp } from '../src/http/app.js';
-import { explain, planText, StatementCapture } from '../test/helpers/statement-capture.js';
+import { explain, isRead, planText, StatementCapture } from '../test/helpers/statement-capture.js';
 import { benchDatabase } from './scratch-schema.js';
 import { backdate } from './backdate.js';
 import { percentile, TimedGets } from './timed-gets.js';
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
     for (const q of statements) {
       say(q.sql.replace(/\s+/g, ' ').slice(0, 600));
       say(`params: ${JSON.stringify(q.parameters).slice(0, 200)}`);
-      if (!/^\s*(\/\*[^*]*\*\/\s*)?(select|with)\b/i.test(q.sql)) continue;
+      if (!isRead(q.sql)) continue;
       const times: number[] = [];
       for (let i = 0; i < 50; i++) {
         const s = performance.now();

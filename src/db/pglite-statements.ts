@@ -162,7 +162,7 @@ async function runOnce<R>(pglite: PGlite, cache: PreparedStatements, text: strin
   });
   if (!wantsGenericPlan(text)) return resultOf<R>(pglite, await call(pglite, cache, execution(prepared.name, values)), text, params);
   // The plan is chosen at Bind: under force_generic_plan for this execution alone, in the same call.
-  const messages = await call(pglite, cache, [forceGenericPlan(), ...execution(prepared.name, values), resetPlanMode()]);
+  const messages = await call(pglite, cache, [FORCE_GENERIC_PLAN, ...execution(prepared.name, values), RESET_PLAN_MODE]);
   throwFirstError(messages, text, params);
   return resultOf<R>(pglite, middleAnswer(messages), text, params);
 }
@@ -172,18 +172,14 @@ function execution(statement: string, values: (string | null)[]): Buffer[] {
 }
 
 /**
- * `SET plan_cache_mode = force_generic_plan`, as a simple query before a marked statement's Bind
- * (src/db/generic-plan.ts). Inside a transaction the SET is part of it: if the statement fails, the
- * RESET after it fails too (the transaction is aborted), and the rollback that must follow undoes the
- * SET. Outside one, each simple query is its own transaction and the RESET runs whatever happened.
+ * `SET plan_cache_mode = force_generic_plan` and `RESET plan_cache_mode`, as simple queries around a
+ * marked statement's Bind (src/db/generic-plan.ts), serialized once. Inside a transaction the SET is
+ * part of it: if the statement fails, the RESET after it fails too (the transaction is aborted), and
+ * the rollback that must follow undoes the SET. Outside one, each simple query is its own transaction
+ * and the RESET runs whatever happened.
  */
-function forceGenericPlan(): Buffer {
-  return serialize.query('SET plan_cache_mode = force_generic_plan');
-}
-
-function resetPlanMode(): Buffer {
-  return serialize.query('RESET plan_cache_mode');
-}
+const FORCE_GENERIC_PLAN: Buffer = serialize.query('SET plan_cache_mode = force_generic_plan');
+const RESET_PLAN_MODE: Buffer = serialize.query('RESET plan_cache_mode');
 
 /** The statement's own answer among the three (SET, statement, RESET), each ended by ReadyForQuery. */
 function middleAnswer(messages: BackendMessage[]): BackendMessage[] {

@@ -31,7 +31,7 @@ import { buildApp } from '../../src/http/app.js';
 import { TEST_KEY_ENCRYPTION_KEY } from '../helpers/app.js';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { scaled } from '../helpers/scale.js';
-import { explain, planNodes, planText, StatementCapture, type PlanNode } from '../helpers/statement-capture.js';
+import { explain, isRead, planNodes, planText, StatementCapture, type PlanNode } from '../helpers/statement-capture.js';
 
 const BIG_TABLES = [
   'provider_locations', 'providers', 'locations', 'developer_provider_locations', 'provider_location_search', 'facilities',
@@ -136,7 +136,7 @@ async function planReads(): Promise<Map<Read, Statement[]>> {
       });
       expect(status, urls[read]).toBe(200);
       const planned: Statement[] = [];
-      for (const q of statements.filter((s) => /^\s*(\/\*[^*]*\*\/\s*)?(select|with)\b/i.test(s.sql))) {
+      for (const q of statements.filter((s) => isRead(s.sql))) {
         const plan = await explain(h.db, q, { analyze: true });
         planned.push({
           sql: q.sql.replace(/\s+/g, ' ').trim(),

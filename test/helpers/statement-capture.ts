@@ -41,6 +41,11 @@ export class StatementCapture implements KyselyPlugin {
   }
 }
 
+/** Whether `text` is a read (SELECT or WITH), after a leading comment such as the generic-plan mark (src/db/generic-plan.ts). */
+export function isRead(text: string): boolean {
+  return /^\s*(\/\*[^*]*\*\/\s*)?(select|with)\b/i.test(text);
+}
+
 /** One node of a plan (`EXPLAIN (FORMAT JSON)`), with the fields read here. */
 export interface PlanNode {
   'Node Type': string;
