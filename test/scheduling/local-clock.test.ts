@@ -63,3 +63,22 @@ describe('LocalClock.localDate', () => {
     }
   });
 });
+
+describe('LocalClock.addDays', () => {
+  it('equals Luxon across month ends, leap days and years, computed and memoised, with a memo that clears', () => {
+    for (const clock of [new LocalClock(), new LocalClock(7)]) {
+      let checked = 0;
+      for (let d = DateTime.fromISO('2027-12-20', { zone: 'UTC' }); d.toISODate()! < '2028-03-10'; d = d.plus({ days: 1 })) {
+        const date = d.toISODate()!;
+        for (const days of [-400, -31, -1, 0, 1, 7, 8, 31, 365]) {
+          const expected = d.plus({ days }).toISODate();
+          // First call computes, the second comes from the memo (or from a cleared one).
+          expect(clock.addDays(date, days), `${date} + ${days}`).toBe(expected);
+          expect(clock.addDays(date, days), `${date} + ${days} again`).toBe(expected);
+          checked++;
+        }
+      }
+      expect(checked).toBeGreaterThan(700);
+    }
+  });
+});

@@ -175,10 +175,25 @@ export class LocalClock {
   private readonly localDays = new Map<string, Map<number, { startMs: number; endMs: number; date: string }[]>>();
   private localDayCount = 0;
 
-  /** `date` plus `days` calendar days. */
+  /** `date` plus `days` calendar days; memoised (availability asks the same few every request). */
   addDays(date: string, days: number): string {
-    return DateTime.fromISO(date, { zone: 'UTC' }).plus({ days }).toISODate()!;
+    let byDays = this.added.get(date);
+    if (!byDays) this.added.set(date, (byDays = new Map()));
+    let v = byDays.get(days);
+    if (v === undefined) {
+      v = DateTime.fromISO(date, { zone: 'UTC' }).plus({ days }).toISODate()!;
+      if (++this.addedCount > this.maxEntries) {
+        this.added.clear();
+        this.addedCount = 1;
+        this.added.set(date, (byDays = new Map()));
+      }
+      byDays.set(days, v);
+    }
+    return v;
   }
+  /** date → days → date (see `addDays`). */
+  private readonly added = new Map<string, Map<number, string>>();
+  private addedCount = 0;
 
   /** Calendar days from `a` to `b` (b − a). */
   daysBetween(a: string, b: string): number {

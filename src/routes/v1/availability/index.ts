@@ -109,12 +109,13 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
       if (errors.length || !loaded) throw invalidFields(errors);
       const missing = unique.filter((id) => !loaded.pls.get(id)?.active);
       if (missing.length) throw notFound(`provider locations not in your directory: ${missing.join(', ')}`, 'provider_location_ids');
-      // Without a start date the window starts today in each provider's own zone: checked per provider-location.
+      // Without a start date the window starts today in each provider's own zone: an end date is
+      // checked against it per provider-location (without one the window is the default week).
       const checkSpan = (from: string): void => {
         const e = spanError(clock, from, end);
         if (e) throw invalidFields([e]);
       };
-      if (start === undefined) for (const id of unique) checkSpan(clock.today(loaded.pls.get(id)!.timeZone, now));
+      if (start === undefined && end !== undefined) for (const id of unique) checkSpan(sharedClock.today(loaded.pls.get(id)!.timeZone, now));
 
       let eligible = unique;
       if (q.insurance_plan_id || q.insurance_carrier_id) {
@@ -141,7 +142,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<AvailabilityRouteDeps
               patientType: q.patient_type,
               now,
               clock: sharedClock,
-              ...(result.get(empty[0]!) ? { from: clock.addDays(result.get(empty[0]!)!.to, 1) } : {}),
+              ...(result.get(empty[0]!) ? { from: sharedClock.addDays(result.get(empty[0]!)!.to, 1) } : {}),
             })
           ).found
         : new Map<string, Timeslot>();
