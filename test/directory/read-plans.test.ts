@@ -246,12 +246,11 @@ describe('directory single reads', () => {
   // The NPI list reads the directory rows table alone (the provider's NPI is copied onto each row,
   // migration 0027), each row at most once: never the environment's provider-locations or providers,
   // so another developer's import does not slow it. And it reads them in NPI order from the index
-  // kept for it, with no sort or hash of its own: when the caller holds most of the environment's
-  // rows (here 77 % and 87 %) a scan of the whole table, a hash for DISTINCT and a sort of every NPI
-  // is priced about the same as the ordered index, and costs twice as long (docs/performance.md,
-  // "The NPI list's plan").
+  // kept for it, hashing nothing: when the caller holds most of the environment's rows (here 77 %
+  // and 87 %) a scan of the whole table, a hash for DISTINCT and a sort of every NPI was priced
+  // below the ordered index, and cost twice as long (docs/performance.md, "The NPI list's plan").
   for (const read of LISTS) {
-    test(`${read}: reads the caller's rows in NPI order from the index, nothing sorted or hashed`, () => {
+    test(`${read}: reads the caller's rows only by the NPI index, in its order, hashing nothing`, () => {
       for (const phase of ['small', 'large'] as const) {
         const statements = phases[phase].get(read)!;
         expect(statements.length, `${read} ran no SELECT`).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 /**
  * LocalClock's memoised local dates (src/domain/scheduling/local-time.ts `localDate`, `today`): the
  * same answer as Luxon for every instant, in zones with unusual offsets and daylight-saving rules,
- * on the first call (computed) and the second (from the memo).
+ * on the first call (computed) and the second (from the memo). And its memoised `addDays`.
  */
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
