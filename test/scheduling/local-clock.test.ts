@@ -82,3 +82,20 @@ describe('LocalClock.addDays', () => {
     }
   });
 });
+
+describe('LocalClock.format', () => {
+  it('equals Luxon with the zone\'s own offset or a known one, computed, memoised and after its memo clears', () => {
+    for (const clock of [new LocalClock(), new LocalClock(5)]) {
+      for (const zone of ['America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu']) {
+        // Every 5 hours over two years: both sides of each daylight-saving change.
+        for (let ms = Date.UTC(2026, 0, 1); ms < Date.UTC(2028, 0, 1); ms += 5 * 3600_000) {
+          const d = DateTime.fromMillis(ms, { zone });
+          const expected = d.toISO({ suppressMilliseconds: true });
+          expect(clock.format(zone, ms), `${zone} ${ms}`).toBe(expected);
+          expect(clock.format(zone, ms), `${zone} ${ms} again`).toBe(expected);
+          expect(clock.format(zone, ms, d.offset), `${zone} ${ms} with its offset`).toBe(expected);
+        }
+      }
+    }
+  });
+});

@@ -16,7 +16,7 @@ export async function listNpis(
   // own, and without it, once the caller holds most of the table's rows, a scan of the whole table
   // and a hash for DISTINCT were priced below the index (then every NPI was sorted for the page),
   // at twice the time (docs/performance.md, "The NPI list's plan"). Ordered, the index path needs
-  // no sort and the scan path two.
+  // no sort, and the scan path a hash and a sort.
   const distinct = sql`
     SELECT DISTINCT dpl.npi
     FROM developer_provider_locations dpl

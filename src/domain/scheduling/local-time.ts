@@ -32,18 +32,47 @@ export function wallMinutes(hhmmss: string): number {
 }
 
 /**
+ * A memo of two keys (a → b → value) holding at most `max` values; past that it is emptied and
+ * fills again. Nested maps, so a lookup builds no key string, and no closure: it runs per slot.
+ */
+class TwoLevelMemo<A, B, V> {
+  private readonly byA = new Map<A, Map<B, V>>();
+  private count = 0;
+
+  constructor(private readonly max: number) {}
+
+  get(a: A, b: B): V | undefined {
+    return this.byA.get(a)?.get(b);
+  }
+
+  set(a: A, b: B, value: V): void {
+    if (++this.count > this.max) {
+      this.byA.clear();
+      this.count = 1;
+    }
+    let byB = this.byA.get(a);
+    if (!byB) this.byA.set(a, (byB = new Map()));
+    byB.set(b, value);
+  }
+}
+
+/**
  * A memoising local-time converter (no module-level state): make one per computation, or keep one per
  * application to share conversions across requests; each memo is bounded (cleared past `maxEntries`).
  */
 export class LocalClock {
-  constructor(private readonly maxEntries = 200_000) {}
+  constructor(private readonly maxEntries = 200_000) {
+    this.formatted = new TwoLevelMemo(maxEntries);
+    this.added = new TwoLevelMemo(maxEntries);
+  }
 
   /** zone → date → minute → instant: nested maps, so a lookup builds no key string (it runs per block per day). */
   private readonly instants = new Map<string, Map<string, Map<number, { ms: number; offset: number }>>>();
   private instantCount = 0;
-  /** zone (or fixed offset) → instant → text: nested, so a lookup builds no key string. */
-  private readonly formatted = new Map<string | number, Map<number, string>>();
-  private formattedCount = 0;
+  /** zone (or fixed offset) → instant → text. */
+  private readonly formatted: TwoLevelMemo<string | number, number, string>;
+  /** date → days → date (see `addDays`). */
+  private readonly added: TwoLevelMemo<string, number, string>;
   private readonly days = new Map<string, { weekday: number; next: string }>();
   private readonly fixed = new Map<number, Zone>();
 
@@ -116,9 +145,7 @@ export class LocalClock {
    */
   format(zone: string, ms: number, knownOffset?: number): string {
     const outer = knownOffset ?? zone;
-    let byMs = this.formatted.get(outer);
-    if (!byMs) this.formatted.set(outer, (byMs = new Map()));
-    let out = byMs.get(ms);
+    let out = this.formatted.get(outer, ms);
     if (out === undefined) {
       let z: Zone | string = zone;
       if (knownOffset !== undefined) {
@@ -126,12 +153,7 @@ export class LocalClock {
         this.fixed.set(knownOffset, z);
       }
       out = DateTime.fromMillis(ms, { zone: z }).toISO({ suppressMilliseconds: true })!;
-      if (++this.formattedCount > this.maxEntries) {
-        this.formatted.clear();
-        this.formattedCount = 1;
-        this.formatted.set(outer, (byMs = new Map()));
-      }
-      byMs.set(ms, out);
+      this.formatted.set(outer, ms, out);
     }
     return out;
   }
@@ -177,23 +199,13 @@ export class LocalClock {
 
   /** `date` plus `days` calendar days; memoised (availability asks the same few every request). */
   addDays(date: string, days: number): string {
-    let byDays = this.added.get(date);
-    if (!byDays) this.added.set(date, (byDays = new Map()));
-    let v = byDays.get(days);
+    let v = this.added.get(date, days);
     if (v === undefined) {
       v = DateTime.fromISO(date, { zone: 'UTC' }).plus({ days }).toISODate()!;
-      if (++this.addedCount > this.maxEntries) {
-        this.added.clear();
-        this.addedCount = 1;
-        this.added.set(date, (byDays = new Map()));
-      }
-      byDays.set(days, v);
+      this.added.set(date, days, v);
     }
     return v;
   }
-  /** date → days → date (see `addDays`). */
-  private readonly added = new Map<string, Map<number, string>>();
-  private addedCount = 0;
 
   /** Calendar days from `a` to `b` (b − a). */
   daysBetween(a: string, b: string): number {
