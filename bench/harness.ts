@@ -16,6 +16,7 @@ import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../src/db/database.js';
+import { formatCpu, type CpuMeter, type CpuPerRequest } from './cpu-meter.js';
 
 export type BaselineName = 'bare' | 'select' | 'insert';
 
@@ -79,6 +80,8 @@ export interface Result {
    * opening baseline at the same number of connections.
    */
   adjacentBaseline?: { before: number; after: number };
+  /** CPU per request while the row ran (bench/cpu-meter.ts), when the run meters it. */
+  cpu?: CpuPerRequest;
 }
 
 /** The run's opening baselines, by `baselineKey(name, connections)`. */
@@ -92,6 +95,8 @@ export function baselineKey(name: BaselineName, connections: number): string {
 export interface BenchOptions {
   seconds: number;
   connections: number;
+  /** Reads CPU per request around the row (bench/cpu-meter.ts). */
+  meter?: CpuMeter;
 }
 
 const BODIES_MODULE = join(import.meta.dirname, 'request-bodies.cjs');
@@ -104,6 +109,7 @@ export async function measure(name: string, url: string, s: Omit<Scenario, 'name
   const bodies = s.bodies?.length ? s.bodies : undefined;
   const paths = s.paths?.length ? s.paths : undefined;
   const connections = s.connections ?? opts.connections;
+  const mark = await opts.meter?.mark();
   const result = await autocannon({
     url,
     method: s.method ?? 'GET',
@@ -116,9 +122,11 @@ export async function measure(name: string, url: string, s: Omit<Scenario, 'name
     ...(bodies ? { maxOverallRequests: Math.max(bodies.length, connections) } : {}),
     workers: 1,
   } as autocannon.Options);
+  const cpu = mark ? await opts.meter!.since(mark, result.requests.total) : undefined;
   return {
     name,
     connections,
+    ...(cpu ? { cpu } : {}),
     requestsPerSec: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -218,9 +226,9 @@ export function table(results: Result[], baselines: Baselines): string {
     const fails = `${r.non2xx}${r.failures ? ` (${r.failures})` : ''}`;
     const value = ratioOf(r, baselines);
     const ratio = value === undefined ? '–' : `${value.toFixed(3)}${r.adjacentBaseline ? ` (${adjacentNote(r, baselines)})` : ''}`;
-    return `| ${r.name} | ${r.connections} | ${r.baseline} | ${r.requestsPerSec} | ${r.p50} | ${r.p99} | ${ratio} | ${fails} | ${verdict(r, baselines)} |`;
+    return `| ${r.name} | ${r.connections} | ${r.baseline} | ${r.requestsPerSec} | ${r.p50} | ${r.p99} | ${ratio} | ${formatCpu(r.cpu)} | ${fails} | ${verdict(r, baselines)} |`;
   });
-  return ['| scenario | connections | baseline | req/s | p50 ms | p99 ms | ratio to baseline | non-2xx | target |', '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+  return ['| scenario | connections | baseline | req/s | p50 ms | p99 ms | ratio to baseline | CPU µs/req | non-2xx | target |', '|---|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 /** One line per result that has a target: `- PASS name: measured (goal)`. */

@@ -17,6 +17,10 @@
  * `BENCH_ONLY` (a regular expression over scenario names; groups it cannot match are not prepared,
  * and results.md is left alone).
  *
+ * Beside each row's throughput and latency, the CPU time per request of the thread serving HTTP
+ * and, on PostgreSQL, of the server backends (bench/cpu-meter.ts): throughput moves with the host's
+ * phase, CPU per request much less.
+ *
  * Scenario groups (bench/scenarios.ts) run in order, each prepared and measured before the next
  * prepares. Every measurement, baselines included, runs autocannon in a worker thread. The service
  * runs as `buildApp` makes it, without the background jobs `npm start` adds (the booking evaluator,
@@ -34,6 +38,7 @@ import type { DatabaseHandle } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { buildApp } from '../src/http/app.js';
+import { cpuMeter } from './cpu-meter.js';
 import { benchDatabase } from './scratch-schema.js';
 import { adjacentNote, baselineKey, measure, ratioOf, startBaselines, table, targetSummary, type BaselineName, type Baselines, type Result, type Scenario } from './harness.js';
 import { mergeResults, type EngineName } from './results-file.js';
@@ -104,6 +109,10 @@ async function runEngine(engine: EngineName): Promise<void> {
   });
   const token = ((await tokenRes.json()) as { access_token: string }).access_token;
   const baselines = await startBaselines(h.db, port + 1);
+  // CPU per request beside each row: the service's thread, and on PostgreSQL its backends.
+  const admin = engine === 'postgres' ? new pg.Client({ connectionString: postgresUrl() }) : undefined;
+  await admin?.connect();
+  const meter = cpuMeter(admin ? { admin, port: Number(new URL(postgresUrl()).port || 5432) } : undefined);
   const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 
   say(`Carebook benchmarks on ${h.label}, ${seconds}s per scenario, ${counts.join(' and ')} connections; load generator in a worker thread; load average ${load()}`);
@@ -111,7 +120,7 @@ async function runEngine(engine: EngineName): Promise<void> {
   const base: Baselines = new Map();
   const results: Result[] = [];
   const baselineAt = async (name: BaselineName, connections: number, label = `baseline: ${name}`): Promise<Result> => ({
-    ...(await measure(label, baselines.urls[name], { method: name === 'insert' ? 'POST' : 'GET' }, { seconds, connections })),
+    ...(await measure(label, baselines.urls[name], { method: name === 'insert' ? 'POST' : 'GET' }, { seconds, connections, meter })),
     baseline: '-',
   });
   for (const connections of counts) {
@@ -139,7 +148,7 @@ async function runEngine(engine: EngineName): Promise<void> {
         // A ratio target is judged against its baseline measured right before and right after it.
         const adjacent = target?.minRatio !== undefined ? async () => (await baselineAt(s.baseline, connections, `baseline: ${s.baseline} (adjacent)`)).requestsPerSec : undefined;
         const before = adjacent ? await adjacent() : undefined;
-        const r: Result = { ...(await measure(name, s.url ?? `${baseUrl}${s.path}`, { ...s, connections }, { seconds, connections })), baseline: s.baseline, ...(target ? { target } : {}) };
+        const r: Result = { ...(await measure(name, s.url ?? `${baseUrl}${s.path}`, { ...s, connections }, { seconds, connections, meter })), baseline: s.baseline, ...(target ? { target } : {}) };
         if (adjacent) r.adjacentBaseline = { before: before!, after: await adjacent() };
         measured.push(r);
         const ratio = ratioOf(r, base);
@@ -161,6 +170,10 @@ async function runEngine(engine: EngineName): Promise<void> {
     '',
     `Select baseline: \`${baselines.selectPlan}\` (100,000 rows).`,
     '',
+    engine === 'postgres'
+      ? 'CPU µs/req: the CPU time per answered request, while the row ran, of the thread serving HTTP (the service or the baseline handler; the load generator has its own thread) + of the PostgreSQL backends serving this process (bench/cpu-meter.ts).'
+      : 'CPU µs/req: the CPU time per answered request, while the row ran, of the thread serving HTTP (the service or the baseline handler, and the embedded engine with them; the load generator has its own thread) (bench/cpu-meter.ts).',
+    '',
     table(results, base),
     ...(targets.length ? ['', '### Targets', '', ...targets] : []),
     ...groupLines,
@@ -169,6 +182,7 @@ async function runEngine(engine: EngineName): Promise<void> {
   // A partial run (BENCH_ONLY) prints its table but leaves the full results in place.
   if (!only) await writeFile(RESULTS, mergeResults(await readFile(RESULTS, 'utf8').catch(() => ''), engine, section));
   await baselines.close();
+  await admin?.end();
   await app.close();
   await h.close();
 }

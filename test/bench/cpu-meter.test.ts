@@ -1,0 +1,59 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { cpuMeter, formatCpu } from '../../bench/cpu-meter.js';
+
+/** Keeps this thread busy for `ms` of wall time. */
+function spin(ms: number): void {
+  const end = performance.now() + ms;
+  let x = 0;
+  while (performance.now() < end) x += Math.sqrt(x + 1);
+  expect(x).toBeGreaterThan(0);
+}
+
+describe('bench/cpu-meter.ts', () => {
+  it('counts this thread\'s CPU per request, and nothing for an idle wait', async () => {
+    const meter = cpuMeter();
+    const busy = await meter.mark();
+    spin(300);
+    const spun = await meter.since(busy, 10);
+    // 300 ms of wall time spinning is at most 300 ms of CPU, and on a loaded host at least a third of it.
+    expect(spun!.mainUs).toBeGreaterThanOrEqual(10_000);
+    expect(spun!.mainUs).toBeLessThanOrEqual(31_000);
+    expect(spun!.serverUs).toBeUndefined();
+
+    const idle = await meter.mark();
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await meter.since(idle, 10))!.mainUs).toBeLessThanOrEqual(3_000);
+    expect(await meter.since(idle, 0)).toBeUndefined();
+  });
+
+  it('formats the main thread alone, or with the server side', () => {
+    expect(formatCpu({ mainUs: 540 })).toBe('540');
+    expect(formatCpu({ mainUs: 118, serverUs: 71 })).toBe('118 + 71');
+    expect(formatCpu(undefined)).toBe('–');
+  });
+
+  const url = process.env.TEST_DATABASE_URL;
+  it.skipIf(!url)('counts the PostgreSQL backends of this process\'s connections, not the meter\'s own', async () => {
+    const admin = new pg.Client({ connectionString: url });
+    const worker = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await worker.connect();
+    try {
+      const meter = cpuMeter({ admin, port: Number(new URL(url!).port || 5432) });
+      const before = await meter.mark();
+      // About a quarter of a second of one backend's CPU.
+      await worker.query('SELECT count(*) FROM generate_series(1, 4000000)');
+      const busy = (await meter.since(before, 1))!;
+      expect(busy.serverUs).toBeGreaterThanOrEqual(100_000);
+
+      // Work on the meter's own connection does not count.
+      const quiet = await meter.mark();
+      await admin.query('SELECT count(*) FROM generate_series(1, 4000000)');
+      expect((await meter.since(quiet, 1))!.serverUs).toBeLessThanOrEqual(20_000);
+    } finally {
+      await worker.end();
+      await admin.end();
+    }
+  });
+});
