@@ -1,10 +1,10 @@
 /**
- * CPU time per request beside each row of `npm run bench` (docs/performance.md, "CPU per request
- * beside each row"): the service's main thread (the bench process's own thread: the service and
+ * CPU time per request beside each row of `npm run bench` (docs/performance.md, "Where the targets
+ * stand", and "What a read costs on PostgreSQL beyond the select baseline"): the service's main thread (the bench process's own thread: the service and
  * the baselines' handlers run there, the load generator in a worker thread) and, on PostgreSQL,
  * the server backends serving this process's connections, found by their client ports
- * (bench/profile-backends.ts). Throughput on this host moves with its phase by up to 7×; the CPU a
- * request costs moves far less, and it says on which side of the connection the cost is.
+ * (bench/profile-backends.ts). A ratio of throughputs says how far a row is from its baseline; the
+ * CPU split says on which side of the connection the difference lies.
  *
  * Both read from /proc in clock ticks of 10 ms: over a 5-second row of thousands of requests the
  * resolution is a few µs per request.

@@ -18,8 +18,8 @@
  * and results.md is left alone).
  *
  * Beside each row's throughput and latency, the CPU time per request of the thread serving HTTP
- * and, on PostgreSQL, of the server backends (bench/cpu-meter.ts): throughput moves with the host's
- * phase, CPU per request much less.
+ * and, on PostgreSQL, of the server backends (bench/cpu-meter.ts): on which side of the connection a
+ * row's cost lies.
  *
  * Scenario groups (bench/scenarios.ts) run in order, each prepared and measured before the next
  * prepares. Every measurement, baselines included, runs autocannon in a worker thread. The service
