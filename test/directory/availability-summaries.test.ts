@@ -18,6 +18,7 @@ import {
 } from '../../src/domain/availability/summary-refresh.js';
 import { readStoredSummaries } from '../../src/domain/availability/summary-store.js';
 import { loadProviderLocationViews } from '../../src/domain/directory/provider-location-view.js';
+import { LocalClock } from '../../src/domain/scheduling/local-time.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
 import type { DirectoryCaller } from '../../src/domain/directory/visible.js';
 import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
@@ -300,6 +301,27 @@ describe('listings serve stored rows younger than 60 s', () => {
     const e = r.body.data.schedulable_entities.find((x: { id: string }) => x.id === PL.b1nyc);
     expect(e.new_patient_availability).toEqual({ next_28_days: 'none', url: expect.any(String) });
     expect(e.existing_patient_availability.next_28_days).toBe('available');
+  });
+});
+
+describe('provider-location views computed from current data', () => {
+  test('use the clock they are given, and answer as with a new one', async () => {
+    /** A real clock that counts the local dates asked of it. */
+    class CountingClock extends LocalClock {
+      todays = 0;
+      override today(zone: string, now: Date): string {
+        this.todays++;
+        return super.today(zone, now);
+      }
+    }
+    const shared = new CountingClock();
+    const ids = [PL.a1nyc, PL.a1bk, PL.virt];
+    const plain = await loadProviderLocationViews(t.db, devA, { ids, publicBaseUrl: 'http://x', now: T });
+    const first = await loadProviderLocationViews(t.db, devA, { ids, publicBaseUrl: 'http://x', now: T, clock: shared });
+    const again = await loadProviderLocationViews(t.db, devA, { ids, publicBaseUrl: 'http://x', now: T, clock: shared });
+    expect(first).toEqual(plain);
+    expect(again).toEqual(plain);
+    expect(shared.todays).toBe(2 * ids.length);
   });
 });
 

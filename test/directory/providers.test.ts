@@ -1,5 +1,6 @@
 /** GET /v1/providers (docs/api/directory.md#providers-by-npi) and provider-location search and read (docs/api/directory.md#provider-location-search). */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { directoryAvailability } from '../../src/domain/availability/directory-availability.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { expect400, get, loadFixture, NPI, npi, pathOf, PL, type DirectoryFixture } from './fixture.js';
 
@@ -206,6 +207,29 @@ describe('GET /v1/provider_locations/{id}', () => {
     expect(r.body.data.location).not.toHaveProperty('distance_to_patient_mi');
     const raw = await get(t, `/v1/provider_locations/${PL.virt}`, f.tokenA);
     expect(raw.body.data.virtual_location).toMatchObject({ state: 'NY' });
+  });
+
+  test('the first availability date is computed from current data on every read', async () => {
+    const env = t.config.appEnv;
+    const firstDate = async (id: string) => (await get(t, `/v1/provider_locations/${enc(id)}`, f.tokenA)).body.data.first_availability_date_in_provider_local_time as string | undefined;
+    const computed = async (id: string) =>
+      (await directoryAvailability(t.db, { env, providerLocationIds: [id] })).get(id)?.first_availability_date_in_provider_local_time;
+    // Repeated reads of several provider-locations: with the application's shared local-time
+    // conversions each gives the date computed from scratch.
+    for (const id of [PL.a1nyc, PL.a2phl, PL.virt, PL.a1nyc, PL.virt]) expect(await firstDate(id)).toBe(await computed(id));
+    const before = await firstDate(PL.a1nyc);
+    expect(before).toMatch(/^\d{4}-\d\d-\d\d$/);
+    // A whole day off on that date moves it at once (no memoised summary), and back when removed.
+    await t.db.insertInto('time_off').values({ id: 'to_single_read', env, practice_id: 'pt_a', provider_id: 'pr_a1', provider_location_id: PL.a1nyc, start_date: before!, end_date: before! }).execute();
+    try {
+      const during = await firstDate(PL.a1nyc);
+      expect(during).not.toBe(before);
+      expect(during! > before!).toBe(true);
+      expect(during).toBe(await computed(PL.a1nyc));
+    } finally {
+      await t.db.deleteFrom('time_off').where('id', '=', 'to_single_read').execute();
+    }
+    expect(await firstDate(PL.a1nyc)).toBe(before);
   });
 
   test('404 outside the directory, for another developer, and when inactive; 400 when malformed', async () => {

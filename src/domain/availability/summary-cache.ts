@@ -36,7 +36,7 @@ export class AvailabilityCache {
   /** How old a summary this memo's users accept (ms, at most `MAX_SUMMARY_TTL_MS`): the memo's TTL, and the age limit of stored rows. */
   readonly ttlMs: number;
   private readonly maxEntries: number;
-  /** Local-time conversions shared by the computations that fill this memo. */
+  /** Local-time conversions shared by the computations that fill this memo (and by the single provider-location read). */
   readonly clock = new LocalClock();
   /** Counters for benchmarks and tests. */
   hits = 0;

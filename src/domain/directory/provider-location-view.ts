@@ -10,6 +10,7 @@ import type { Db } from '../../db/database.js';
 import type { AvailabilityCache } from '../availability/summary-cache.js';
 import { directoryAvailabilityOfRows } from '../availability/directory-availability.js';
 import type { AvailabilitySummary } from '../availability/summaries.js';
+import type { LocalClock } from '../scheduling/local-time.js';
 import { weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
 import type { DirectoryCaller } from './visible.js';
 import { genericPlan } from '../../db/generic-plan.js';
@@ -124,7 +125,8 @@ export function fullName(first: string, last: string, title: string | null): str
  * Loads the views of `ids` that are in the caller's directory (others are absent from the map).
  * `insurancePlanId` drives `accepts_patient_insurance` (docs/api/directory.md#providers-by-npi); `distances` (miles)
  * fills `distance_to_patient_mi`; with `cache`, recent availability summaries are reused
- * (src/domain/availability/summary-cache.ts), else they are computed from current data;
+ * (src/domain/availability/summary-cache.ts), else they are computed from current data, with
+ * `clock`'s memo of local-time conversions when given (a new clock per call has an empty one);
  * `availability: false` (facilities, which show none) leaves them out.
  *
  * Each id is looked up by primary key (LATERAL … LIMIT 1) in the caller's directory, so the cost
@@ -141,6 +143,8 @@ export async function loadProviderLocationViews(
     publicBaseUrl: string;
     now?: Date;
     cache?: AvailabilityCache | undefined;
+    /** Local-time conversions to share with other reads (one per application); default: the cache's, else a new one. */
+    clock?: LocalClock | undefined;
     availability?: boolean;
   },
 ): Promise<Map<string, ProviderLocationView>> {
@@ -189,6 +193,7 @@ export async function loadProviderLocationViews(
         rows,
         ...(input.now ? { now: input.now } : {}),
         ...(input.cache ? { cache: input.cache } : {}),
+        ...(input.clock ? { clock: input.clock } : {}),
       })
     : new Map<string, AvailabilitySummary>();
 

@@ -9,12 +9,16 @@ import { searchProviderLocations } from '../../../domain/directory/provider-loca
 import { searchProvidersByNpi } from '../../../domain/directory/provider-search.js';
 import { MAX_NPIS, npiList, npiSearchErrors, planErrors, providerSearchParameters } from '../../../domain/directory/search-parameters.js';
 import { isProviderLocationId } from '../../../domain/directory/visible.js';
+import { LocalClock } from '../../../domain/scheduling/local-time.js';
 import { invalidFields, notFound, type FieldError } from '../../../domain/errors.js';
 import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-schemas.js';
 import { callerOf, type DirectoryDeps } from './context.js';
 import { MaxDistance, ProviderLocation, ProviderSearchProvider, ZipCode } from './schemas.js';
 
 export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db, availabilityCache }) => {
+  // The single read computes from current data (no memoised summary) but shares the application's
+  // local-time conversions: a new clock per request would start with an empty memo.
+  const clock = availabilityCache?.clock ?? new LocalClock();
   const anyToken = app.guard({ allowAnonymous: true });
   const PlanId = Type.String({ maxLength: 200 });
 
@@ -142,6 +146,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
         ids: [id],
         insurancePlanId: req.query.insurance_plan_id,
         publicBaseUrl: config.publicBaseUrl,
+        clock,
       });
       const v = views.get(id);
       if (!v) throw notFound(`no provider-location ${id} in your directory`, 'provider_location_id');
