@@ -25,8 +25,8 @@ export interface CpuMark {
   backends: Map<number, number>;
 }
 
-/** The main thread's CPU time so far (user + system, µs). */
-function mainThreadCpuUs(): number {
+/** This process's main thread's CPU time so far (user + system, µs; Linux, in ticks of 10 ms). */
+export function mainThreadCpuUs(): number {
   const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }

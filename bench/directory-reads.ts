@@ -36,7 +36,6 @@
  * `node --import tsx bench/directory-reads.ts`
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -51,6 +50,7 @@ import { documentToNdjson } from '../src/domain/directory/import/ndjson.js';
 import { generateDirectory } from '../src/domain/directory/seed.js';
 import { buildApp } from '../src/http/app.js';
 import { explain, isRead, planText, StatementCapture } from '../test/helpers/statement-capture.js';
+import { mainThreadCpuUs } from './cpu-meter.js';
 import { benchDatabase } from './scratch-schema.js';
 import { backdate } from './backdate.js';
 import { percentile, TimedGets } from './timed-gets.js';
@@ -97,9 +97,7 @@ interface Measured {
  */
 function mainThreadCpuMs(): number {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    return mainThreadCpuUs() / 1000;
   } catch {
     return NaN;
   }

@@ -12,12 +12,13 @@
  * `stopped` (Stopped).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { sql } from 'kysely';
 import { bookableRows } from './bookable.js';
+import { mainThreadCpuUs } from './cpu-meter.js';
 
 export interface Ready {
   type: 'ready';
@@ -96,11 +97,6 @@ async function quiet(capMs: number): Promise<number> {
   return performance.now() - t0;
 }
 
-/** The main thread's CPU time so far (user + system, µs; from /proc, in clock ticks of 10 ms). */
-function mainThreadCpuUs(): number {
-  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
 
 async function main(): Promise<void> {
   const m = await load();

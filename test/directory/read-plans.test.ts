@@ -119,7 +119,7 @@ async function allVisible(tables: string[]): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const { rows } = await sql<{ relname: string; relpages: number; relallvisible: number }>`
-      SELECT relname, relpages, relallvisible FROM pg_class WHERE oid = ANY(${tables.map((t) => `${t}`)}::regclass[])`.execute(h.db);
+      SELECT relname, relpages, relallvisible FROM pg_class WHERE oid = ANY(${tables}::regclass[])`.execute(h.db);
     const behind = rows.filter((r) => r.relallvisible < r.relpages).map((r) => r.relname);
     if (behind.length === 0) return;
     if (Date.now() > deadline) throw new Error(`pages not all-visible after 30 s of VACUUM: ${behind.join(', ')}`);
