@@ -3,6 +3,7 @@
  * the calendar (DST week, open slots equal to /v1 availability), the detail view and its audit row,
  * each staff move through the shared domain steps with its outbox event, isolation and roles.
  */
+import { sql } from 'kysely';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorTransition } from '../../src/domain/appointments/operator-transition.js';
@@ -38,8 +39,10 @@ describe(`practice appointments, domain (${engineName})`, () => {
   afterAll(async () => e?.close());
 
   const status = async (id: string) => (await e.t.db.selectFrom('appointments').select(['appointment_status', 'start_time']).where('id', '=', id).executeTakeFirstOrThrow());
+  // A move made within the booking's millisecond shares its `occurred_at`: the creation sorts first then.
   const lastEvent = (id: string) =>
-    e.t.db.selectFrom('outbox_events').selectAll().where('appointment_id', '=', id).orderBy('occurred_at', 'desc').orderBy('id').executeTakeFirstOrThrow();
+    e.t.db.selectFrom('outbox_events').selectAll().where('appointment_id', '=', id)
+      .orderBy('occurred_at', 'desc').orderBy(sql`update_type = 'created'`).orderBy('id').executeTakeFirstOrThrow();
   const lastAudit = (id: string) => e.t.db.selectFrom('audit_log').selectAll().where('appointment_id', '=', id).orderBy('id', 'desc').executeTakeFirstOrThrow();
   const confirmed = async (pl: string, days: number, index: number) => {
     const b = await bookAt(e, pl, days, index);
