@@ -107,14 +107,20 @@ export function answerRecord(result: SendResult, reflectPrivateAnswers: boolean)
 /** A developer's receiver, read once per pass however many of the pass's events are theirs. */
 type EndpointLookup = (developerId: string) => Promise<WebhookEndpoint | undefined>;
 
-/** Sends one claimed event and records the outcome (docs/api/webhooks.md#delivery-and-retries; the record never holds the body). */
-async function deliver(db: Db, e: ClaimedEvent, o: Required<WorkerOptions>, endpointOf: EndpointLookup): Promise<void> {
+/**
+ * Marks the pass's events whose developer has no receiver `no_endpoint` (replayable once one is set),
+ * all in one statement: a developer without a receiver (a sandbox account, most often) would otherwise
+ * cost a statement per event. The text is the same for every count (`= ANY` of an array).
+ */
+async function markNoEndpoint(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`UPDATE outbox_events SET status = 'no_endpoint', locked_until = NULL, last_error = 'no webhook endpoint registered'
+    WHERE id = ANY(${ids}::text[])`.execute(db);
+}
+
+/** Sends one claimed event to its developer's receiver and records the outcome (docs/api/webhooks.md#delivery-and-retries; the record never holds the body). */
+async function deliver(db: Db, e: ClaimedEvent, endpoint: WebhookEndpoint, o: Required<WorkerOptions>): Promise<void> {
   const now = o.now();
-  const endpoint = await endpointOf(e.developer_id);
-  if (!endpoint) {
-    await db.updateTable('outbox_events').set({ status: 'no_endpoint', locked_until: null, last_error: 'no webhook endpoint registered' }).where('id', '=', e.id).execute();
-    return;
-  }
   const result = await sendEvent(e, endpoint, now, policyFor(o.env, o.allowPrivateTargets));
   const attempt = e.attempts + 1;
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -163,7 +169,11 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
       if (!found) endpoints.set(developerId, (found = webhookEndpointFor(db, developerId, o.now())));
       return found;
     };
-    await Promise.all(events.map((e) => deliver(db, e, o, endpointOf)));
+    const found = await Promise.all(events.map(async (e) => ({ e, endpoint: await endpointOf(e.developer_id) })));
+    await Promise.all([
+      markNoEndpoint(db, found.filter((f) => !f.endpoint).map((f) => f.e.id)),
+      ...found.flatMap((f) => (f.endpoint ? [deliver(db, f.e, f.endpoint, o)] : [])),
+    ]);
     return events.length;
   };
   return { runOnce };

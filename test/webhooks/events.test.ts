@@ -69,6 +69,40 @@ describe('webhook events: attributes, receivers and records', () => {
     }
   });
 
+  it('marks every receiverless event of a pass no_endpoint in one statement, beside the deliveries of the same pass', async () => {
+    while ((await worker().runOnce()) > 0); // events other tests left pending
+    const quiet = await newDeveloper(e.t, 'No receiver');
+    const heard = await newDeveloper(e.t, 'With receiver');
+    const event = async (developerId: string) => {
+      const id = uuid();
+      await e.t.db.insertInto('outbox_events').values({ id, env: 'sandbox', developer_id: developerId, appointment_id: uuid(), update_type: 'updated', changed_attributes: '[]' }).execute();
+      return id;
+    };
+    const k = key();
+    const rx = await startReceiver([k]);
+    try {
+      await setWebhookEndpoint(e.t.db, { env: 'sandbox', developerId: heard.developer_id, url: rx.url, key: k, allowPrivateTargets: true });
+      const unheard = [];
+      for (let i = 0; i < 5; i++) unheard.push(await event(quiet.developer_id));
+      const sent = [await event(heard.developer_id), await event(heard.developer_id)];
+      // Every statement the worker sends in the pass, by kind.
+      const statements: string[] = [];
+      const counting = e.t.db.withPlugin({
+        transformQuery: (args) => (statements.push(args.node.kind), args.node),
+        transformResult: async (args) => args.result,
+      });
+      expect(await createWebhookWorker(counting, { env: 'sandbox', allowPrivateTargets: true }).runOnce()).toBe(7);
+      for (const id of unheard) expect(await row(id)).toMatchObject({ status: 'no_endpoint', attempts: 0, locked_until: null, last_error: 'no webhook endpoint registered' });
+      for (const id of sent) expect(await row(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(rx.received.map((r) => r.headers['webhook-id']).sort()).toEqual([...sent].sort());
+      // The claim, one receiver lookup per developer, one statement for the five receiverless
+      // events, one per delivery (its attempt and the event's new state).
+      expect(statements.length).toBe(1 + 2 + 1 + 2);
+    } finally {
+      await rx.close();
+    }
+  });
+
   it('sends attachment_type, lists it, and records every attempt with the tenant (env, developer_id) and no body', async () => {
     const k = key();
     const rx = await startReceiver([k]);
