@@ -1,13 +1,14 @@
 /**
  * Statements marked for their generic plan (src/db/generic-plan.ts; docs/performance.md, "Plans made
- * once for the hot reads"): on the embedded engine they run under `force_generic_plan` for their own
- * execution, and the session stays under `auto` for every other statement, whatever the statement
- * did (succeeded, failed, inside a transaction that committed or rolled back). On both engines a
- * marked statement answers what the unmarked one does.
+ * once for the hot reads"): on both engines they run under `force_generic_plan` for their own
+ * execution (PGlite: src/db/pglite-statements.ts; PostgreSQL: src/db/fast/generic-plan-query.ts),
+ * and the session stays under `auto` for every other statement, whatever the statement did
+ * (succeeded, failed, inside a transaction that committed or rolled back). A marked statement
+ * answers what the unmarked one does.
  *
  * The plan counts come from `pg_prepared_statements`, which lists the session's named statements
- * with how many generic and custom plans each has run: PGlite is one session, so its counts are the
- * service's; a PostgreSQL pool spreads them over connections, and the mark does nothing there.
+ * with how many generic and custom plans each has run: PGlite is one session, and on PostgreSQL the
+ * app here has a pool of one connection, so the counts are the service's.
  */
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -21,7 +22,7 @@ import { explain, planNodes } from '../helpers/statement-capture.js';
 let e: SchedulingEnv;
 let db: Db;
 beforeAll(async () => {
-  e = await schedulingEnv();
+  e = await schedulingEnv({ poolSize: 1 });
   db = e.t.db;
 });
 afterAll(async () => e?.close());
@@ -56,7 +57,7 @@ describe(`statements marked for their generic plan (${engineName})`, () => {
     expect(await mode()).toBe('auto');
   });
 
-  test.runIf(engineName === 'pglite')('run their generic plan on the embedded engine, and the unmarked one its custom plans', async () => {
+  test('run their generic plan, and the unmarked one its custom plans', async () => {
     const texts = { marked: lookup(true, []).sql, plain: lookup(false, []).sql };
     const before = { marked: await plans(texts.marked), plain: await plans(texts.plain) };
     for (let i = 0; i < 4; i++) {
@@ -70,6 +71,20 @@ describe(`statements marked for their generic plan (${engineName})`, () => {
     expect(await delta('marked')).toEqual({ generic: 4, custom: 0 });
     // The unmarked text: PostgreSQL's `auto` plans the first five executions for their values.
     expect(await delta('plain')).toEqual({ generic: 0, custom: 4 });
+    expect(await mode()).toBe('auto');
+  });
+
+  test('a marked statement that cannot be parsed fails the same way each time, and one whose parameter cannot be sent fails alone', async () => {
+    const missing = CompiledQuery.raw(`${GENERIC_PLAN_MARK} SELECT id FROM no_such_table_${process.pid} WHERE id = $1`, ['x']);
+    // Twice: the second run parses again (it is not taken for a statement the session has).
+    await expect(db.executeQuery(missing)).rejects.toMatchObject({ code: '42P01' });
+    await expect(db.executeQuery(missing)).rejects.toMatchObject({ code: '42P01' });
+    expect(await mode()).toBe('auto');
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await expect(db.executeQuery(CompiledQuery.raw(`${GENERIC_PLAN_MARK} SELECT $1::jsonb AS j /* generic-plans.test cyclic */`, [cyclic]))).rejects.toThrow(/circular|cyclic/i);
+    // The session (the one connection on PostgreSQL) goes on answering, under auto.
+    expect((await db.executeQuery(lookup(true, ['pr_ny']))).rows.length).toBe(1);
     expect(await mode()).toBe('auto');
   });
 
@@ -89,20 +104,19 @@ describe(`statements marked for their generic plan (${engineName})`, () => {
     expect(await mode()).toBe('auto');
   });
 
-  test("the tests' explain() shows the plan the engine runs: generic for a marked statement on the embedded engine", async () => {
+  test("the tests' explain() shows the plan the engine runs: generic for a marked statement", async () => {
     const conditions = async (marked: boolean) => {
       const plan = await explain(db, lookup(marked, ["pr_a'1", 'pr_"b']), { analyze: true });
       return planNodes(plan).map((n) => String(n['Index Cond'] ?? n.Filter ?? '')).join(' ');
     };
     expect(await conditions(false)).toMatch(/sandbox/);
-    if (engineName === 'pglite') expect(await conditions(true)).toMatch(/\$1/);
-    else expect(await conditions(true)).toMatch(/sandbox/);
+    expect(await conditions(true)).toMatch(/\$1/);
   });
 
   // The reads whose statements PostgreSQL's `auto` planned again on every execution (measured:
   // 12 custom plans in 12 executions each), now marked: repeated, no statement they run is planned
   // again once each has run five times.
-  test.runIf(engineName === 'pglite')('the directory and availability reads run no custom plan once warm', async () => {
+  test('the directory and availability reads run no custom plan once warm', async () => {
     const id = encodeURIComponent(PL.ny);
     const reads = [
       `/v1/provider_locations/${id}`,

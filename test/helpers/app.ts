@@ -62,9 +62,11 @@ export async function testApp(
     practiceEventPollMs?: number;
     /** A read replica beside the test database (test/db/read-replica.test.ts opens a stand-in for one); closed with the app. */
     replica?: (handle: TestDatabase) => Promise<NonNullable<AppDeps['replica']> & { close(): Promise<void> }>;
+    /** PostgreSQL: connections in the pool (default 10; 1 puts every statement on one session). */
+    poolSize?: number;
   } = {},
 ): Promise<TestApp> {
-  const handle = await freshDatabase();
+  const handle = await freshDatabase(opts.poolSize ? { poolSize: opts.poolSize } : {});
   const replica = opts.replica ? await opts.replica(handle) : undefined;
   const dataDir = await mkdtemp(join(tmpdir(), 'carebook-test-data-'));
   const attachments = await attachmentStoreFor(handle.engine, dataDir);

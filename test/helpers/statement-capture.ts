@@ -75,17 +75,11 @@ function literal(v: unknown): string {
 
 let explained = 0;
 
-/** Whether `db` is the embedded engine (PGlite names itself in `version()`). */
-async function isEmbedded(db: Db): Promise<boolean> {
-  const r = await db.executeQuery<{ v: string }>(CompiledQuery.raw('SELECT version() AS v', []));
-  return r.rows[0]!.v.includes('PGlite');
-}
-
 /**
  * The plan of `q` as the service runs it with these parameters (`EXPLAIN (FORMAT JSON)`, with
  * `ANALYZE, BUFFERS` when `analyze`): planned for these values, except a statement marked for its
- * generic plan (src/db/generic-plan.ts) on the embedded engine, which is prepared and explained
- * under `force_generic_plan` as the engine runs it.
+ * generic plan (src/db/generic-plan.ts), which is prepared and explained under `force_generic_plan`
+ * as both engines run it.
  */
 export async function explain(db: Db, q: CompiledQuery, opts: { analyze?: boolean } = {}): Promise<PlanNode> {
   const options = opts.analyze ? 'ANALYZE, BUFFERS, FORMAT JSON' : 'FORMAT JSON';
@@ -94,7 +88,7 @@ export async function explain(db: Db, q: CompiledQuery, opts: { analyze?: boolea
     const json = (typeof cell === 'string' ? JSON.parse(cell) : cell) as { Plan: PlanNode }[];
     return json[0]!.Plan;
   };
-  if (!wantsGenericPlan(q.sql) || q.parameters.length === 0 || !(await isEmbedded(db))) {
+  if (!wantsGenericPlan(q.sql) || q.parameters.length === 0) {
     return first(await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN (${options}) ${q.sql}`, [...q.parameters])));
   }
   const name = `explained_${++explained}`;

@@ -13,6 +13,8 @@
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { wantsGenericPlan } from '../generic-plan.js';
+import { queryWithGenericPlan } from './generic-plan-query.js';
 
 /** Statement texts longer than this run unnamed (they are rare and their plans are the least reusable). */
 const MAX_TEXT_LENGTH = 16_384;
@@ -38,7 +40,9 @@ export class StatementNames {
 
 /**
  * Makes `client.query(text, values)` (the form Kysely's PostgreSQL driver uses) run a named
- * statement when `names` gives one. Every other form of `query` is passed through unchanged.
+ * statement when `names` gives one, with its generic plan when the text is marked for it
+ * (src/db/generic-plan.ts; `queryWithGenericPlan`). Every other form of `query` is passed through
+ * unchanged.
  */
 export function useNamedStatements(client: pg.PoolClient, names: StatementNames): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -46,7 +50,7 @@ export function useNamedStatements(client: pg.PoolClient, names: StatementNames)
     const [text, values] = args;
     if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
       const name = names.nameFor(text);
-      if (name) return query({ name, text, values });
+      if (name) return wantsGenericPlan(text) ? queryWithGenericPlan(query, name, text, values) : query({ name, text, values });
     }
     return query(...args);
   };
