@@ -1,16 +1,18 @@
 /**
- * Statements that run their generic plan on the embedded engine (docs/performance.md, "Plans made
- * once for the hot reads").
+ * Statements that run their generic plan (docs/performance.md, "Plans made once for the hot reads";
+ * docs/decisions/0025-generic-plans-per-statement.md, 0027-generic-plans-on-postgresql.md).
  *
  * Under PostgreSQL's default `plan_cache_mode = auto`, a named statement whose generic plan looks
  * costlier than the plans made for its values (an id list, a LIMIT: both unknown to a generic plan)
- * is planned again on every execution. For the service's hottest reads on PGlite the planning cost
- * more than the execution (the provider-location view: ~1.0 ms planned, ~0.3 ms run). A statement
- * marked here runs with `plan_cache_mode = force_generic_plan` for its execution alone
- * (src/db/pglite-statements.ts); the session keeps `auto` for every other statement, some of whose
- * generic plans are far worse than their custom ones. Only statements whose generic plan is checked
- * by test/directory/read-plans.test.ts or test/db/generic-plans.test.ts are marked. PostgreSQL reads
- * the mark as a comment.
+ * is planned again on every execution. For the service's hottest reads the planning cost more than
+ * the execution (the provider-location view: ~1.0 ms planned, ~0.3 ms run on PGlite; ~930 µs
+ * against ~100 µs of the server's CPU on PostgreSQL). A statement marked here runs with
+ * `plan_cache_mode = force_generic_plan` for its execution alone, on both engines
+ * (src/db/pglite-statements.ts; src/db/fast/generic-plan-query.ts); the session keeps `auto` for
+ * every other statement, some of whose generic plans are far worse than their custom ones. Only
+ * statements whose generic plan is checked by test/directory/read-plans.test.ts or
+ * test/db/generic-plans.test.ts are marked. With `DATABASE_PREPARED_STATEMENTS=false` PostgreSQL
+ * runs every statement unnamed, planned for its values, and the mark is a comment.
  */
 import { sql, type RawBuilder } from 'kysely';
 
