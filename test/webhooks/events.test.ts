@@ -70,9 +70,10 @@ describe('webhook events: attributes, receivers and records', () => {
   });
 
   it('marks every receiverless event of a pass no_endpoint in one statement, beside the deliveries of the same pass', async () => {
-    while ((await worker().runOnce()) > 0); // events other tests left pending
     const quiet = await newDeveloper(e.t, 'No receiver');
     const heard = await newDeveloper(e.t, 'With receiver');
+    // Events other tests left pending (a retry to a receiver they closed) wait out this pass.
+    await e.t.db.updateTable('outbox_events').set({ next_attempt_at: new Date(Date.now() + 86_400_000) }).where('status', '=', 'pending').execute();
     const event = async (developerId: string) => {
       const id = uuid();
       await e.t.db.insertInto('outbox_events').values({ id, env: 'sandbox', developer_id: developerId, appointment_id: uuid(), update_type: 'updated', changed_attributes: '[]' }).execute();

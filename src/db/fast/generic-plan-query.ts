@@ -28,6 +28,7 @@ interface ProtocolQuery {
   values: unknown[];
   types: unknown;
   binary: boolean | undefined;
+  prepare(connection: Connection): void;
   hasBeenParsed(connection: Connection): boolean;
   handleError(err: Error, connection: Connection): void;
   handleCommandComplete(msg: unknown, connection: Connection): void;
@@ -65,7 +66,7 @@ class GenericPlanQuery extends QueryBase {
    * SET, and pg, which records a statement as parsed at the first ParseComplete of its query, does
    * not take the SET's for it.
    */
-  prepare(connection: Connection): void {
+  override prepare(connection: Connection): void {
     let values: unknown[];
     try {
       values = this.values.map((v) => prepareValue(v));
