@@ -13,11 +13,12 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Db } from '../../src/db/database.js';
-import { GENERIC_PLAN_MARK } from '../../src/db/generic-plan.js';
+import { GENERIC_PLAN_MARK, wantsGenericPlan } from '../../src/db/generic-plan.js';
+import { loadProviderLocations } from '../../src/domain/scheduling/schedule-data.js';
 import { PL, schedulingEnv, type SchedulingEnv } from '../appointments/fixtures.js';
 import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
-import { explain, planNodes } from '../helpers/statement-capture.js';
+import { explain, planNodes, StatementCapture } from '../helpers/statement-capture.js';
 
 let e: SchedulingEnv;
 let db: Db;
@@ -111,6 +112,17 @@ describe(`statements marked for their generic plan (${engineName})`, () => {
     };
     expect(await conditions(false)).toMatch(/sandbox/);
     expect(await conditions(true)).toMatch(/\$1/);
+  });
+
+  // On this small directory `auto` picks the contexts' generic plan by itself (on ~5,000
+  // provider-locations it planned them 60 times in 60, measured), so what is checked here is that
+  // the statement is marked; its generic plan is checked in test/directory/read-plans.test.ts.
+  test('the provider-location contexts (a reschedule, a practice move) run a marked statement', async () => {
+    const capture = new StatementCapture();
+    const statements = await capture.during(db, async () => {
+      expect((await loadProviderLocations(capture.on(db), 'sandbox', [PL.ny, PL.phx])).size).toBe(2);
+    });
+    expect(statements.map((q) => wantsGenericPlan(q.sql))).toEqual([true]);
   });
 
   // The reads whose statements PostgreSQL's `auto` planned again on every execution (measured:

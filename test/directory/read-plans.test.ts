@@ -1,7 +1,8 @@
 /**
  * The plans of the directory's single reads (docs/performance.md, "Directory reads (issue #20 §7)"),
- * and of availability's fresh statement for one provider-location (docs/performance.md, "Plans made
- * once for the hot reads": on the embedded engine its generic plan is the one explained).
+ * of availability's fresh statement for one provider-location, and of the provider-location
+ * contexts a reschedule or a practice's move loads (docs/performance.md, "Plans made once for the
+ * hot reads": a statement marked for its generic plan is explained with it, as both engines run it).
  * On a generated directory of a few thousand provider-locations, analysed as every import leaves
  * it and in its steady state (changes older than the 72-hour window, availability summaries stored
  * by the refresher), each read is made through the app while its statements are captured, and every
@@ -26,6 +27,7 @@ import { createDeveloper, type NewDeveloper } from '../../src/domain/developers/
 import type { DirectoryDocument } from '../../src/domain/directory/document.js';
 import { generateDirectory } from '../../src/domain/directory/seed.js';
 import { analyzeDirectory } from '../../src/domain/directory/write/analyze.js';
+import { loadProviderLocations } from '../../src/domain/scheduling/schedule-data.js';
 import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { buildApp } from '../../src/http/app.js';
 import { TEST_KEY_ENCRYPTION_KEY } from '../helpers/app.js';
@@ -41,7 +43,10 @@ const BIG_TABLES = [
 const BIG_ROWS = 1000;
 /** Rows read at twice the directory, at most, per row read at its size (plus a few for rounding). */
 const FLAT = 1.5;
-const READS = ['provider-location', 'providers by 50 NPIs', 'schedulable entities page of 100', 'facilities by ZIP', 'availability of one provider-location'] as const;
+const READS = [
+  'provider-location', 'providers by 50 NPIs', 'schedulable entities page of 100', 'facilities by ZIP', 'availability of one provider-location',
+  'provider-location contexts (one, and 50)',
+] as const;
 /** Lists of the whole directory: what they read grows with it, but only with the caller's own rows. */
 const LISTS = ['NPI list'] as const;
 type Read = (typeof READS)[number] | (typeof LISTS)[number];
@@ -136,7 +141,8 @@ function visitReason(providerId: string): string {
 
 /** Makes each read through a new app (its memo empty) and plans every statement it ran. */
 async function planReads(): Promise<Map<Read, Statement[]>> {
-  const app: FastifyInstance = await buildApp({ config, db: capture.on(h.db) });
+  const db = capture.on(h.db);
+  const app: FastifyInstance = await buildApp({ config, db });
   try {
     const token = await app.inject({
       method: 'POST',
@@ -145,6 +151,15 @@ async function planReads(): Promise<Map<Read, Statement[]>> {
     });
     const headers = { authorization: `Bearer ${(token.json() as { access_token: string }).access_token}` };
     const pl = doc.provider_locations![5]!;
+    const plId = (x: { provider_id: string; location_id: string }) => `${x.provider_id}|${x.location_id}`;
+    // Reads made through the domain rather than a URL: what a reschedule, a practice's move or
+    // calendar loads of the provider-locations concerned (src/domain/scheduling/schedule-data.ts).
+    const calls: Partial<Record<Read, () => Promise<unknown>>> = {
+      'provider-location contexts (one, and 50)': async () => {
+        await loadProviderLocations(db, config.appEnv, [plId(pl)]);
+        await loadProviderLocations(db, config.appEnv, doc.provider_locations!.slice(200, 250).map(plId));
+      },
+    };
     const urls: Record<Read, string> = {
       'provider-location': `/v1/provider_locations/${encodeURIComponent(`${pl.provider_id}|${pl.location_id}`)}`,
       'providers by 50 NPIs': `/v1/providers?npis=${doc.providers!.slice(100, 150).map((p) => p.npi).join(',')}`,
@@ -153,12 +168,15 @@ async function planReads(): Promise<Map<Read, Statement[]>> {
       'NPI list': '/v1/reference/npi?page_size=60000',
       // A new app keeps no schedule data yet: the availability's fresh statement runs.
       'availability of one provider-location': `/v1/provider_locations/availability?provider_location_ids=${encodeURIComponent(`${pl.provider_id}|${pl.location_id}`)}&visit_reason_id=${visitReason(pl.provider_id)}&patient_type=new`,
+      'provider-location contexts (one, and 50)': '',
     };
     const out = new Map<Read, Statement[]>();
     for (const read of [...READS, ...LISTS]) {
       let status = 0;
+      const call = calls[read];
       const statements = await capture.during(h.db, async () => {
-        status = (await app.inject({ url: urls[read], headers })).statusCode;
+        if (call) await call();
+        status = call ? 200 : (await app.inject({ url: urls[read], headers })).statusCode;
       });
       expect(status, urls[read]).toBe(200);
       const planned: Statement[] = [];

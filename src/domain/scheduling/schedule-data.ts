@@ -6,6 +6,7 @@
  * number of provider-locations (the weekly schedule query is skipped when the caller already has it). Works on the root `Kysely` or inside a transaction (pass the handle).
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { genericPlan } from '../../db/generic-plan.js';
 import type { Database, Env } from '../../db/schema.js';
 import type { PatientType } from '../patient-type.js';
 import { DAY_MS, wallMinutes } from './local-time.js';
@@ -84,47 +85,42 @@ export interface ScheduleData extends DurationData {
   timeOff: Map<string, TimeOffSpan[]>;
 }
 
+/** A row of `loadProviderLocations`' statement. */
+interface ContextRow {
+  id: string;
+  provider_id: string;
+  location_id: string;
+  practice_id: string;
+  time_zone: string;
+  active: boolean;
+  confirmation_type: ProviderLocationContext['confirmationType'];
+  visit_type: ProviderLocationContext['visitType'];
+  is_provider_resource: boolean;
+  phone_number: string | null;
+  phone_extension: string | null;
+  visit_reason_ids: string[];
+  default_visit_reason_id: string | null;
+  required_fields: string[];
+}
+
 /**
- * Provider-location contexts (active or not) for `ids`; with `developerId`, only those in that
- * developer's directory (docs/api/directory.md#your-directory).
+ * Provider-location contexts (active or not) for `ids` (a reschedule's, a practice's moves and
+ * calendars, availability lists). One array parameter, not one per id: a listing may ask for
+ * 10,000 (measured ~100 ms less then). Run with its generic plan (src/db/generic-plan.ts: an id
+ * list makes PostgreSQL's `auto` plan it again on every execution; ~200 µs of the server's CPU
+ * for one id that way, ~50 µs generic; docs/performance.md, "The mark on PostgreSQL"): primary-key
+ * probes per id, checked by test/directory/read-plans.test.ts.
  */
-export async function loadProviderLocations(
-  db: Kysely<Database>,
-  env: Env,
-  ids: string[],
-  opts: { developerId?: string } = {},
-): Promise<Map<string, ProviderLocationContext>> {
+export async function loadProviderLocations(db: Kysely<Database>, env: Env, ids: string[]): Promise<Map<string, ProviderLocationContext>> {
   const out = new Map<string, ProviderLocationContext>();
   if (ids.length === 0) return out;
-  let q = db
-    .selectFrom('provider_locations as pl')
-    .innerJoin('providers as p', (j) => j.onRef('p.env', '=', 'pl.env').onRef('p.id', '=', 'pl.provider_id'))
-    .innerJoin('locations as l', (j) => j.onRef('l.env', '=', 'pl.env').onRef('l.id', '=', 'pl.location_id'))
-    .where('pl.env', '=', env)
-    // One array parameter, not one per id: a listing may ask for 10,000 (measured ~100 ms less then).
-    .where(sql<boolean>`pl.id = ANY(${ids}::text[])`);
-  if (opts.developerId) {
-    const developerId = opts.developerId;
-    q = q.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('developer_provider_locations as dpl')
-          .select('dpl.provider_location_id')
-          .whereRef('dpl.env', '=', 'pl.env')
-          .whereRef('dpl.provider_location_id', '=', 'pl.id')
-          .where('dpl.developer_id', '=', developerId)
-          // Lets the planner look the ids up by primary key whatever its row estimates.
-          .where(sql<boolean>`dpl.provider_location_id = ANY(${ids}::text[])`),
-      ),
-    );
-  }
-  const rows = await q
-    .select([
-      'pl.id', 'pl.provider_id', 'pl.location_id', 'p.practice_id', 'l.time_zone', 'pl.active', 'pl.confirmation_type', 'pl.visit_type',
-      'pl.is_provider_resource', 'l.phone_number', 'l.phone_extension', 'p.visit_reason_ids', 'p.default_visit_reason_id',
-      'pl.required_fields',
-    ])
-    .execute();
+  const { rows } = await genericPlan(sql<ContextRow>`
+    SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
+           pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields
+    FROM provider_locations pl
+    JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
+    JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
+    WHERE pl.env = ${env} AND pl.id = ANY(${ids}::text[])`).execute(db);
   for (const r of rows) {
     const reasons = r.visit_reason_ids.length ? r.visit_reason_ids : r.default_visit_reason_id ? [r.default_visit_reason_id] : [];
     out.set(r.id, {
