@@ -1,8 +1,9 @@
 /**
- * A provider-location as the one-statement reads return it (`json_build_object` of its row, its
- * provider's and its location's columns): the booking context (src/domain/appointments/booking-context.ts)
- * and kept availability (src/domain/availability/kept-statements.ts), and the one conversion into the
- * `ProviderLocationContext` slots and bookings are checked against (docs/scheduling.md).
+ * A provider-location as the reads return it (its row, its provider's and its location's columns,
+ * as `json_build_object` or as a row): the booking context (src/domain/appointments/booking-context.ts),
+ * kept availability (src/domain/availability/kept-statements.ts) and `loadProviderLocations`
+ * (schedule-data.ts), and the one conversion into the `ProviderLocationContext` slots and bookings
+ * are checked against (docs/scheduling.md).
  */
 import type { ProviderLocationContext } from './schedule-data.js';
 

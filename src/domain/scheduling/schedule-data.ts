@@ -10,6 +10,7 @@ import { genericPlan } from '../../db/generic-plan.js';
 import type { Database, Env } from '../../db/schema.js';
 import type { PatientType } from '../patient-type.js';
 import { DAY_MS, wallMinutes } from './local-time.js';
+import { providerLocationOfJson, type ProviderLocationJson } from './provider-location-json.js';
 import { directoryDurationsJsonSql, overridesJsonSql, readDurationsJson, type DurationData } from './visit-reason-durations.js';
 
 export interface ProviderLocationContext {
@@ -85,24 +86,6 @@ export interface ScheduleData extends DurationData {
   timeOff: Map<string, TimeOffSpan[]>;
 }
 
-/** A row of `loadProviderLocations`' statement. */
-interface ContextRow {
-  id: string;
-  provider_id: string;
-  location_id: string;
-  practice_id: string;
-  time_zone: string;
-  active: boolean;
-  confirmation_type: ProviderLocationContext['confirmationType'];
-  visit_type: ProviderLocationContext['visitType'];
-  is_provider_resource: boolean;
-  phone_number: string | null;
-  phone_extension: string | null;
-  visit_reason_ids: string[];
-  default_visit_reason_id: string | null;
-  required_fields: string[];
-}
-
 /**
  * Provider-location contexts (active or not) for `ids` (a reschedule's, a practice's moves and
  * calendars, availability lists). One array parameter, not one per id: a listing may ask for
@@ -114,32 +97,14 @@ interface ContextRow {
 export async function loadProviderLocations(db: Kysely<Database>, env: Env, ids: string[]): Promise<Map<string, ProviderLocationContext>> {
   const out = new Map<string, ProviderLocationContext>();
   if (ids.length === 0) return out;
-  const { rows } = await genericPlan(sql<ContextRow>`
+  const { rows } = await genericPlan(sql<ProviderLocationJson>`
     SELECT pl.id, pl.provider_id, pl.location_id, p.practice_id, l.time_zone, pl.active, pl.confirmation_type, pl.visit_type,
            pl.is_provider_resource, l.phone_number, l.phone_extension, p.visit_reason_ids, p.default_visit_reason_id, pl.required_fields
     FROM provider_locations pl
     JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
     JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
     WHERE pl.env = ${env} AND pl.id = ANY(${ids}::text[])`).execute(db);
-  for (const r of rows) {
-    const reasons = r.visit_reason_ids.length ? r.visit_reason_ids : r.default_visit_reason_id ? [r.default_visit_reason_id] : [];
-    out.set(r.id, {
-      id: r.id,
-      providerId: r.provider_id,
-      locationId: r.location_id,
-      practiceId: r.practice_id,
-      timeZone: r.time_zone,
-      active: r.active,
-      confirmationType: r.confirmation_type,
-      visitType: r.visit_type,
-      isProviderResource: r.is_provider_resource,
-      locationPhone: r.phone_number,
-      locationPhoneExtension: r.phone_extension,
-      visitReasonIds: reasons,
-      defaultVisitReasonId: r.default_visit_reason_id,
-      requiredFields: r.required_fields,
-    });
-  }
+  for (const r of rows) out.set(r.id, providerLocationOfJson(r));
   return out;
 }
 
