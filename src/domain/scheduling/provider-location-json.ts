@@ -5,7 +5,28 @@
  * (schedule-data.ts), and the one conversion into the `ProviderLocationContext` slots and bookings
  * are checked against (docs/scheduling.md).
  */
-import type { ProviderLocationContext } from './schedule-data.js';
+
+/** A provider-location as slots and bookings are checked against it (re-exported by schedule-data.ts). */
+export interface ProviderLocationContext {
+  id: string;
+  providerId: string;
+  locationId: string;
+  practiceId: string;
+  timeZone: string;
+  active: boolean;
+  confirmationType: 'auto' | 'manual' | 'pending_evaluation';
+  visitType: 'in_person' | 'platform_video_service' | 'third_party_video_service';
+  isProviderResource: boolean;
+  locationPhone: string | null;
+  locationPhoneExtension: string | null;
+  /** Visit reasons the provider accepts (docs/api/appointments.md#create-an-appointment `visit_reason_id`). */
+  visitReasonIds: string[];
+  defaultVisitReasonId: string | null;
+  /** Booking requirements, e.g. `patient.insurance` (docs/api/directory.md#providers-by-npi `booking_requirements`). */
+  requiredFields: string[];
+  /** Whose booking requests it takes (`in_network`, `out_of_network`, `self_pay`); set where bookings are checked. */
+  acceptsBookingRequestsFrom?: string[];
+}
 
 export interface ProviderLocationJson {
   id: string;

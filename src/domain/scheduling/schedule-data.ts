@@ -10,29 +10,10 @@ import { genericPlan } from '../../db/generic-plan.js';
 import type { Database, Env } from '../../db/schema.js';
 import type { PatientType } from '../patient-type.js';
 import { DAY_MS, wallMinutes } from './local-time.js';
-import { providerLocationOfJson, type ProviderLocationJson } from './provider-location-json.js';
+import { providerLocationOfJson, type ProviderLocationContext, type ProviderLocationJson } from './provider-location-json.js';
 import { directoryDurationsJsonSql, overridesJsonSql, readDurationsJson, type DurationData } from './visit-reason-durations.js';
 
-export interface ProviderLocationContext {
-  id: string;
-  providerId: string;
-  locationId: string;
-  practiceId: string;
-  timeZone: string;
-  active: boolean;
-  confirmationType: 'auto' | 'manual' | 'pending_evaluation';
-  visitType: 'in_person' | 'platform_video_service' | 'third_party_video_service';
-  isProviderResource: boolean;
-  locationPhone: string | null;
-  locationPhoneExtension: string | null;
-  /** Visit reasons the provider accepts (docs/api/appointments.md#create-an-appointment `visit_reason_id`). */
-  visitReasonIds: string[];
-  defaultVisitReasonId: string | null;
-  /** Booking requirements, e.g. `patient.insurance` (docs/api/directory.md#providers-by-npi `booking_requirements`). */
-  requiredFields: string[];
-  /** Whose booking requests it takes (`in_network`, `out_of_network`, `self_pay`); set where bookings are checked. */
-  acceptsBookingRequestsFrom?: string[];
-}
+export type { ProviderLocationContext } from './provider-location-json.js';
 
 /** What slot computation needs of a provider-location (a `ProviderLocationContext` has it all). */
 export interface SlotSource {
