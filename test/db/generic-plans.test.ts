@@ -14,7 +14,8 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { GENERIC_PLAN_MARK, wantsGenericPlan } from '../../src/db/generic-plan.js';
-import { loadProviderLocations } from '../../src/domain/scheduling/schedule-data.js';
+import { loadProviderLocations, loadScheduleData } from '../../src/domain/scheduling/schedule-data.js';
+import { loadDurations } from '../../src/domain/scheduling/visit-reason-durations.js';
 import { PL, schedulingEnv, type SchedulingEnv } from '../appointments/fixtures.js';
 import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
@@ -123,6 +124,44 @@ describe(`statements marked for their generic plan (${engineName})`, () => {
       expect((await loadProviderLocations(capture.on(db), 'sandbox', [PL.ny, PL.phx])).size).toBe(2);
     });
     expect(statements.map((q) => wantsGenericPlan(q.sql))).toEqual([true]);
+  });
+
+  // The schedule data of a reschedule's day, a calendar's week, availability's lists and the
+  // summary refresh: one statement in four forms (held time read or not, weekly blocks read or
+  // given), each marked; and a reschedule's read, repeated for other days, plans nothing again.
+  test('the schedule data runs a marked statement in each of its forms, planned once', async () => {
+    const capture = new StatementCapture();
+    const pls = await loadProviderLocations(db, 'sandbox', [PL.ny, PL.phx]);
+    const day = 86_400_000;
+    const from = Date.now() + day;
+    const load = (i: number, withHolds: boolean, blocks?: Map<string, never[]>) =>
+      loadScheduleData(capture.on(db), 'sandbox', pls, { fromMs: from + i * day, toMs: from + (i + 1) * day }, { withHolds, visitReasonIds: ['pc_t30'], ...(blocks ? { blocks } : {}) });
+    const forms = await capture.during(db, async () => {
+      for (const withHolds of [true, false]) for (const blocks of [undefined, new Map()]) await load(0, withHolds, blocks);
+    });
+    expect(new Set(forms.map((q) => q.sql)).size).toBe(4);
+    expect(forms.map((q) => wantsGenericPlan(q.sql))).toEqual([true, true, true, true]);
+    const text = forms[2]!.sql;
+    const before = await plans(text);
+    for (let i = 1; i <= 8; i++) await load(i, false);
+    const now = await plans(text);
+    expect({ generic: now.generic - before.generic, custom: now.custom - before.custom }).toEqual({ generic: 8, custom: 0 });
+  });
+
+  // What a reschedule checks its visit reason against (one provider-location) and the durations alone
+  // (no provider-location): both forms marked; repeated for other reasons, planned once.
+  test('the visit reason durations run a marked statement in both forms, planned once', async () => {
+    const capture = new StatementCapture();
+    const forms = await capture.during(db, async () => {
+      expect((await loadDurations(capture.on(db), 'sandbox', [PL.ny], ['pc_t30'])).durations.size).toBe(1);
+      await loadDurations(capture.on(db), 'sandbox', [], ['pc_t30']);
+    });
+    expect(forms.map((q) => wantsGenericPlan(q.sql))).toEqual([true, true]);
+    const text = forms[0]!.sql;
+    const before = await plans(text);
+    for (let i = 1; i <= 8; i++) await loadDurations(db, 'sandbox', [PL.ny], [`pc_other_${i}`]);
+    const now = await plans(text);
+    expect({ generic: now.generic - before.generic, custom: now.custom - before.custom }).toEqual({ generic: 8, custom: 0 });
   });
 
   // The reads whose statements PostgreSQL's `auto` planned again on every execution (measured:

@@ -2,7 +2,12 @@
  * The plans of the directory's single reads (docs/performance.md, "Directory reads (issue #20 §7)"),
  * of availability's fresh statement for one provider-location, and of the provider-location
  * contexts a reschedule or a practice's move loads (docs/performance.md, "Plans made once for the
- * hot reads": a statement marked for its generic plan is explained with it, as both engines run it).
+ * hot reads": a statement marked for its generic plan is explained with it, as both engines run it),
+ * and of the schedule data a reschedule, a calendar, availability lists and the summary refresh load
+ * (one provider-location and 250; a day, a week and 90 days; with held time and without: its generic
+ * plan serves every window and count, docs/performance.md, "The schedule data's plan"). Every
+ * provider has booked (held) time and time off, some provider-locations calendar timeslots, and each
+ * its practice's setting of a visit reason (read with the durations).
  * On a generated directory of a few thousand provider-locations, analysed as every import leaves
  * it and in its steady state (changes older than the 72-hour window, availability summaries stored
  * by the refresher), each read is made through the app while its statements are captured, and every
@@ -27,7 +32,8 @@ import { createDeveloper, type NewDeveloper } from '../../src/domain/developers/
 import type { DirectoryDocument } from '../../src/domain/directory/document.js';
 import { generateDirectory } from '../../src/domain/directory/seed.js';
 import { analyzeDirectory } from '../../src/domain/directory/write/analyze.js';
-import { loadProviderLocations } from '../../src/domain/scheduling/schedule-data.js';
+import { loadProviderLocations, loadScheduleData } from '../../src/domain/scheduling/schedule-data.js';
+import { loadDurations } from '../../src/domain/scheduling/visit-reason-durations.js';
 import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
 import { buildApp } from '../../src/http/app.js';
 import { TEST_KEY_ENCRYPTION_KEY } from '../helpers/app.js';
@@ -45,7 +51,8 @@ const BIG_ROWS = 1000;
 const FLAT = 1.5;
 const READS = [
   'provider-location', 'providers by 50 NPIs', 'schedulable entities page of 100', 'facilities by ZIP', 'availability of one provider-location',
-  'provider-location contexts (one, and 50)',
+  'provider-location contexts (one, and 50)', 'schedule data (one provider-location and 250; a day, a week, 90 days)',
+  'visit reason durations (one provider-location, and 50)',
 ] as const;
 /** Lists of the whole directory: what they read grows with it, but only with the caller's own rows. */
 const LISTS = ['NPI list'] as const;
@@ -133,9 +140,65 @@ async function allVisible(tables: string[]): Promise<void> {
   }
 }
 
+/**
+ * Schedule rows as a directory in service has them, for the provider-locations of `d`: every
+ * provider not yet holding time gets six booked appointments (a week apart, on one of its
+ * provider-locations, so held time never overlaps) and four spans of time off; the provider-locations
+ * `TIMESLOTS` lists get calendar timeslots (eight a day, 30 days back to 100 ahead). Analysed, as
+ * autovacuum leaves the tables.
+ */
+async function scheduleRows(d: DirectoryDocument, withTimeslots: boolean): Promise<void> {
+  const ids = d.provider_locations!.map((x) => `${x.provider_id}|${x.location_id}`);
+  const env = config.appEnv;
+  await sql`
+    INSERT INTO patients (id, env, developer_id, first_name, last_name, date_of_birth, sex_at_birth, phone_number, email_address, address)
+    VALUES ('pa_plans', ${env}, ${mine.developer_id}, 'Plan', 'Patient', '1980-01-01', 'female', '2125550123', 'plans@example.org', '{}')
+    ON CONFLICT (id) DO NOTHING`.execute(h.db);
+  await sql`
+    INSERT INTO appointments (id, env, developer_id, booked_by_client_id, patient_id, provider_location_id, provider_id, location_id,
+      visit_reason_id, patient_type, start_time, end_time, time_zone, appointment_status, confirmation_type, visit_type)
+    SELECT 'ap_plans_' || pl.id || '_' || k, pl.env, ${mine.developer_id}, ${mine.client_id}, 'pa_plans', pl.id, pl.provider_id, pl.location_id,
+      'vr', 'new', date_trunc('day', now()) + make_interval(days => 7 * k - 10, hours => 14),
+      date_trunc('day', now()) + make_interval(days => 7 * k - 10, hours => 14, mins => 30), 'UTC', 'confirmed', 'auto', 'in_person'
+    FROM (SELECT DISTINCT ON (provider_id) * FROM provider_locations WHERE env = ${env} AND id = ANY(${ids}::text[]) ORDER BY provider_id, id) pl,
+      generate_series(0, 5) k
+    WHERE NOT EXISTS (SELECT 1 FROM appointment_holds h WHERE h.env = pl.env AND h.provider_id = pl.provider_id)`.execute(h.db);
+  await sql`
+    INSERT INTO appointment_holds (appointment_id, kind, env, provider_id, during)
+    SELECT a.id, 'current', a.env, a.provider_id, tstzrange(a.start_time, a.end_time) FROM appointments a
+    WHERE a.developer_id = ${mine.developer_id} AND NOT EXISTS (SELECT 1 FROM appointment_holds h WHERE h.appointment_id = a.id)`.execute(h.db);
+  await sql`
+    INSERT INTO time_off (id, env, practice_id, provider_id, start_date, end_date)
+    SELECT 'to_plans_' || p.id || '_' || k, p.env, coalesce(p.practice_id, 'none'), p.id, current_date + 20 * k, current_date + 20 * k + 2
+    FROM providers p, generate_series(-1, 2) k
+    WHERE p.env = ${env} AND p.id IN (SELECT provider_id FROM provider_locations WHERE env = ${env} AND id = ANY(${ids}::text[]))
+      AND NOT EXISTS (SELECT 1 FROM time_off t WHERE t.env = p.env AND t.provider_id = p.id)`.execute(h.db);
+  // A practice's visit reason setting (an override of the duration) on every provider-location. (On
+  // every second one, ~1,250 rows in 15 pages, PostgreSQL 15 rightly reads the table whole for any id
+  // list, cost 43 against 57 for its primary key; from ~2,500 rows on it takes the key: measured.)
+  const overridden = d.provider_locations!;
+  await sql`
+    INSERT INTO provider_location_visit_reasons (env, provider_location_id, visit_reason_id, duration_new_minutes)
+    SELECT ${env}, o.pl, o.vr, 45 FROM unnest(${overridden.map((x) => `${x.provider_id}|${x.location_id}`)}::text[],
+      ${overridden.map((x) => visitReason(x.provider_id, d))}::text[]) AS o(pl, vr)
+    ON CONFLICT DO NOTHING`.execute(h.db);
+  if (withTimeslots) {
+    await sql`
+      INSERT INTO calendar_timeslots (id, env, provider_id, location_id, local_date, start_local, time_zone, start_utc)
+      SELECT 'ts_plans_' || pl.id || '_' || d || '_' || s, pl.env, pl.provider_id, pl.location_id, current_date + d,
+        (current_date + d)::timestamp + make_interval(mins => 540 + 60 * s), 'UTC', ((current_date + d)::timestamp + make_interval(mins => 540 + 60 * s)) AT TIME ZONE 'UTC'
+      FROM provider_locations pl, generate_series(-30, 100) d, generate_series(0, 7) s
+      WHERE pl.env = ${env} AND pl.id = ANY(${TIMESLOTS.map((i) => ids[i]!)}::text[])`.execute(h.db);
+  }
+  await sql`ANALYZE patients, appointments, appointment_holds, time_off, calendar_timeslots, provider_location_visit_reasons`.execute(h.db);
+}
+
+/** The provider-locations (of the first directory, by position) with calendar timeslots. */
+const TIMESLOTS = Array.from({ length: 40 }, (_, i) => 300 + i);
+
 /** A visit reason the provider offers. */
-function visitReason(providerId: string): string {
-  const p = doc.providers!.find((x) => x.id === providerId)!;
+function visitReason(providerId: string, d: DirectoryDocument = doc): string {
+  const p = d.providers!.find((x) => x.id === providerId)!;
   return p.default_visit_reason_id ?? p.visit_reason_ids![0]!;
 }
 
@@ -159,6 +222,27 @@ async function planReads(): Promise<Map<Read, Statement[]>> {
         await loadProviderLocations(db, config.appEnv, [plId(pl)]);
         await loadProviderLocations(db, config.appEnv, doc.provider_locations!.slice(200, 250).map(plId));
       },
+      // What a reschedule (one provider-location, a day), a calendar (a week), availability lists and
+      // the summary refresh (250, 90 days; weekly blocks already read) load.
+      'schedule data (one provider-location and 250; a day, a week, 90 days)': async () => {
+        const one = await loadProviderLocations(db, config.appEnv, [plId(doc.provider_locations![TIMESLOTS[0]!]!)]);
+        const many = await loadProviderLocations(db, config.appEnv, doc.provider_locations!.slice(300, 550).map(plId));
+        const from = Date.now() + 86_400_000;
+        for (const pls of [one, many]) {
+          const reasons = [...new Set([...pls.values()].flatMap((x) => x.visitReasonIds))];
+          for (const days of [1, 7, 90]) {
+            const window = { fromMs: from, toMs: from + days * 86_400_000 };
+            for (const withHolds of [true, false]) await loadScheduleData(db, config.appEnv, pls, window, { withHolds, visitReasonIds: reasons });
+            await loadScheduleData(db, config.appEnv, pls, window, { withHolds: true, visitReasonIds: reasons, blocks: new Map() });
+          }
+        }
+      },
+    };
+    // What a reschedule checks its visit reason against, and a practice's visit reason settings list.
+    calls['visit reason durations (one provider-location, and 50)'] = async () => {
+      await loadDurations(db, config.appEnv, [plId(pl)], [visitReason(pl.provider_id)]);
+      const fifty = doc.provider_locations!.slice(400, 450);
+      await loadDurations(db, config.appEnv, fifty.map(plId), [...new Set(fifty.map((x) => visitReason(x.provider_id)))]);
     };
     const urls: Partial<Record<Read, string>> = {
       'provider-location': `/v1/provider_locations/${encodeURIComponent(`${pl.provider_id}|${pl.location_id}`)}`,
@@ -226,6 +310,7 @@ beforeAll(async () => {
     .map((pl, i) => ({ id: `fa_plans_${i}`, name: `Clinic ${i}`, building_type: i % 2 ? 'clinic' : 'hospital', provider_location_id: `${pl.provider_id}|${pl.location_id}` }));
   await h.db.transaction().execute((trx) => writeDirectory(trx, config.appEnv, doc, { developerId: mine.developer_id }));
   await h.db.transaction().execute((trx) => writeDirectory(trx, config.appEnv, generateDirectory(600, 12), { developerId: other.developer_id }));
+  await scheduleRows(doc, true);
   await steadyState();
   sizes.small = await directorySize();
   allRows.small = await allDirectoryRows();
@@ -236,6 +321,7 @@ beforeAll(async () => {
   const more = generateDirectory(2000, 13);
   more.facilities = [];
   await h.db.transaction().execute((trx) => writeDirectory(trx, config.appEnv, more, { developerId: mine.developer_id }));
+  await scheduleRows(more, false);
   await steadyState();
   sizes.large = await directorySize();
   allRows.large = await allDirectoryRows();
@@ -254,7 +340,8 @@ describe('directory single reads', () => {
   test('the directory is big, then twice as big', () => {
     expect(sizes.small).toBeGreaterThan(2000);
     expect(sizes.large).toBeGreaterThanOrEqual(2 * sizes.small - 10);
-    for (const t of ['provider_locations', 'providers', 'locations', 'developer_provider_locations', 'facilities', 'weekly_schedules', 'availability_summaries']) {
+    for (const t of ['provider_locations', 'providers', 'locations', 'developer_provider_locations', 'facilities', 'weekly_schedules', 'availability_summaries',
+      'appointment_holds', 'time_off', 'calendar_timeslots', 'provider_location_visit_reasons']) {
       expect(big.has(t), t).toBe(true);
     }
   });

@@ -135,8 +135,12 @@ export async function loadScheduleData(
   const { fromDate, toDate } = timeOffDates(window);
   // One statement, one round trip (issue #20 §6): on the embedded engine every statement is a turn of
   // the one thread it shares with the API, and on PostgreSQL five statements took five connections.
-  // Id lists travel as one array parameter (`= ANY`), whatever their length.
-  const { rows } = await sql<{ durations: unknown; overrides: unknown; blocks: unknown; pushed: unknown; holds: unknown; time_off: unknown }>`
+  // Id lists travel as one array parameter (`= ANY`), whatever their length. Marked for its generic
+  // plan (src/db/generic-plan.ts): PostgreSQL's `auto` planned it again on every execution for one
+  // provider-location, and for 250 its plans for the values scanned every calendar timeslot; the
+  // generic plan reads each table by its index for any window and any number of provider-locations
+  // (docs/performance.md, "The schedule data's plan").
+  const { rows } = await genericPlan(sql<{ durations: unknown; overrides: unknown; blocks: unknown; pushed: unknown; holds: unknown; time_off: unknown }>`
     SELECT
       ${directoryDurationsJsonSql(env, opts.visitReasonIds)} AS durations,
       ${overridesJsonSql(env, ids)} AS overrides,
@@ -163,7 +167,7 @@ export async function loadScheduleData(
                 'provider_id', t.provider_id, 'provider_location_id', t.provider_location_id, 'start_date', t.start_date::text,
                 'end_date', t.end_date::text, 'start_local', to_char(t.start_local, 'HH24:MI'), 'end_local', to_char(t.end_local, 'HH24:MI')))
          FROM time_off t
-         WHERE t.env = ${env} AND t.provider_id = ANY(${providerIds}::text[]) AND t.start_date <= ${toDate}::date AND t.end_date >= ${fromDate}::date) AS time_off`.execute(db);
+         WHERE t.env = ${env} AND t.provider_id = ANY(${providerIds}::text[]) AND t.start_date <= ${toDate}::date AND t.end_date >= ${fromDate}::date) AS time_off`).execute(db);
   const r = rows[0]!;
   readDurationsJson(data, r.durations, r.overrides);
   for (const b of driverJson<{ id: string; blocks: string | null }[]>(r.blocks) ?? []) data.blocks.set(b.id, parseWeeklyBlocks(b.blocks));

@@ -12,6 +12,7 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
+import { genericPlan } from '../../db/generic-plan.js';
 import type { PatientType } from '../patient-type.js';
 
 /** A duration (minutes) per patient type. */
@@ -90,8 +91,10 @@ export function readDurationsJson(into: DurationData, directory: unknown, overri
 export async function loadDurations(db: Kysely<Database>, env: Env, plIds: string[], reasonIds: string[]): Promise<DurationData> {
   const out = noDurations();
   if (reasonIds.length === 0) return out;
-  const { rows } = await sql<{ d: unknown; o: unknown }>`
-    SELECT ${directoryDurationsJsonSql(env, reasonIds)} AS d, ${plIds.length ? overridesJsonSql(env, plIds) : sql`NULL::json`} AS o`.execute(db);
+  // Marked for its generic plan (src/db/generic-plan.ts): PostgreSQL's `auto` planned it again on
+  // every execution (docs/performance.md, "The schedule data's plan").
+  const { rows } = await genericPlan(sql<{ d: unknown; o: unknown }>`
+    SELECT ${directoryDurationsJsonSql(env, reasonIds)} AS d, ${plIds.length ? overridesJsonSql(env, plIds) : sql`NULL::json`} AS o`).execute(db);
   readDurationsJson(out, rows[0]?.d, rows[0]?.o);
   return out;
 }
