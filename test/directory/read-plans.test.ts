@@ -143,9 +143,10 @@ async function allVisible(tables: string[]): Promise<void> {
 /**
  * Schedule rows as a directory in service has them, for the provider-locations of `d`: every
  * provider not yet holding time gets six booked appointments (a week apart, on one of its
- * provider-locations, so held time never overlaps) and four spans of time off; the provider-locations
- * `TIMESLOTS` lists get calendar timeslots (eight a day, 30 days back to 100 ahead). Analysed, as
- * autovacuum leaves the tables.
+ * provider-locations, so held time never overlaps) and four spans of time off, every
+ * provider-location its practice's duration for a visit reason; the provider-locations `TIMESLOTS`
+ * lists get calendar timeslots (eight a day, 30 days back to 100 ahead). Analysed, as autovacuum
+ * leaves the tables.
  */
 async function scheduleRows(d: DirectoryDocument, withTimeslots: boolean): Promise<void> {
   const ids = d.provider_locations!.map((x) => `${x.provider_id}|${x.location_id}`);
@@ -237,12 +238,12 @@ async function planReads(): Promise<Map<Read, Statement[]>> {
           }
         }
       },
-    };
-    // What a reschedule checks its visit reason against, and a practice's visit reason settings list.
-    calls['visit reason durations (one provider-location, and 50)'] = async () => {
-      await loadDurations(db, config.appEnv, [plId(pl)], [visitReason(pl.provider_id)]);
-      const fifty = doc.provider_locations!.slice(400, 450);
-      await loadDurations(db, config.appEnv, fifty.map(plId), [...new Set(fifty.map((x) => visitReason(x.provider_id)))]);
+      // What a reschedule checks its visit reason against, and a practice's visit reason settings list.
+      'visit reason durations (one provider-location, and 50)': async () => {
+        await loadDurations(db, config.appEnv, [plId(pl)], [visitReason(pl.provider_id)]);
+        const fifty = doc.provider_locations!.slice(400, 450);
+        await loadDurations(db, config.appEnv, fifty.map(plId), [...new Set(fifty.map((x) => visitReason(x.provider_id)))]);
+      },
     };
     const urls: Partial<Record<Read, string>> = {
       'provider-location': `/v1/provider_locations/${encodeURIComponent(`${pl.provider_id}|${pl.location_id}`)}`,
@@ -262,7 +263,7 @@ async function planReads(): Promise<Map<Read, Statement[]>> {
         expect(res.statusCode, urls[read]).toBe(200);
       });
       const planned: Statement[] = [];
-      for (const q of statements.filter((s) => isRead(s.sql))) {
+      for (const q of statements.filter((s) => isRead(s.sql) && !isRateLimitLookup(s.sql))) {
         const plan = await explain(h.db, q, { analyze: true });
         planned.push({
           sql: q.sql.replace(/\s+/g, ' ').trim(),
@@ -285,6 +286,15 @@ async function planReads(): Promise<Map<Read, Statement[]>> {
   } finally {
     await app.close();
   }
+}
+
+/**
+ * The rate limiter's read of the caller's own limit (src/http/rate-limit.ts): one primary-key lookup
+ * of the developer, made by whichever request comes first after its cached value expires, so it is
+ * the HTTP front's statement, not a read's (a slow run once put it in the NPI list's).
+ */
+function isRateLimitLookup(text: string): boolean {
+  return /^select "rate_limit_per_minute" from "developers" where "id" = \$1$/.test(text.trim());
 }
 
 async function allDirectoryRows(): Promise<number> {
