@@ -262,6 +262,8 @@ describe('developer console in Chromium', () => {
     const card = page.locator('#new-app-secret [data-secret-for]');
     expect(await card.getByRole('button', { name: 'Copy secret' }).isVisible()).toBe(true);
     expect(await card.textContent()).toContain('Shown once.');
+    // The page announces the app, then lists the apps again: wait for the list to show it.
+    await page.locator('#app-list > li', { hasText: 'Booking widget' }).waitFor();
     expect(await page.locator('#app-list > li').count()).toBe(2);
     await page.screenshot({ path: shot('apps-created-1280'), fullPage: true });
   });
