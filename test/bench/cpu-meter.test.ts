@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { cpuMeter, formatCpu } from '../../bench/cpu-meter.js';
+import { cpuMeter, formatCpu, threadCpuUs } from '../../bench/cpu-meter.js';
 
 /** Keeps this thread busy for `ms` of wall time. */
 function spin(ms: number): void {
@@ -17,8 +17,7 @@ function otherThreadsUs(): number {
   for (const tid of readdirSync('/proc/self/task')) {
     if (Number(tid) === process.pid) continue;
     try {
-      const f = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      us += (Number(f[11]) + Number(f[12])) * 10_000;
+      us += threadCpuUs(tid);
     } catch {
       // The thread ended meanwhile.
     }

@@ -170,7 +170,7 @@ async function scheduleRows(d: DirectoryDocument, withTimeslots: boolean): Promi
     WHERE a.developer_id = ${mine.developer_id} AND NOT EXISTS (SELECT 1 FROM appointment_holds h WHERE h.appointment_id = a.id)`.execute(h.db);
   await sql`
     INSERT INTO time_off (id, env, practice_id, provider_id, start_date, end_date)
-    SELECT 'to_plans_' || p.id || '_' || k, p.env, coalesce(p.practice_id, 'none'), p.id, current_date + 20 * k, current_date + 20 * k + 2
+    SELECT 'to_plans_' || p.id || '_' || k, p.env, p.practice_id, p.id, current_date + 20 * k, current_date + 20 * k + 2
     FROM providers p, generate_series(-1, 2) k
     WHERE p.env = ${env} AND p.id IN (SELECT provider_id FROM provider_locations WHERE env = ${env} AND id = ANY(${ids}::text[]))
       AND NOT EXISTS (SELECT 1 FROM time_off t WHERE t.env = p.env AND t.provider_id = p.id)`.execute(h.db);
