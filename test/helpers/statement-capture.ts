@@ -2,7 +2,9 @@
  * The SQL statements a piece of code runs, and their plans: `StatementCapture` is a Kysely plugin
  * that records every statement run through a handle made with `capture.on(db)` while recording, so
  * that a test (or a benchmark) can hand the same handle to the app, make one request and EXPLAIN
- * what it ran (docs/performance.md, "Directory reads (issue #20 §7)").
+ * what it ran (docs/performance.md, "Directory reads (issue #20 §7)"). Statements compiled once and
+ * run as they are (`db.executeQuery(compiled)`, src/db/fast/statement-template.ts) pass no plugin;
+ * the handle records those too when they are run on it (not inside a transaction it opens).
  */
 import { CompiledQuery, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
 import type { QueryId } from 'kysely';
@@ -10,12 +12,25 @@ import type { Db } from '../../src/db/database.js';
 import { wantsGenericPlan } from '../../src/db/generic-plan.js';
 
 export class StatementCapture implements KyselyPlugin {
-  private recorded: { node: RootOperationNode; queryId: QueryId }[] = [];
+  private recorded: ({ node: RootOperationNode; queryId: QueryId } | { compiled: CompiledQuery })[] = [];
   private recording = false;
 
   /** `db` with this capture attached: statements run through it are recorded while recording. */
   on(db: Db): Db {
-    return db.withPlugin(this);
+    const plugged = db.withPlugin(this);
+    return new Proxy(plugged, {
+      get: (target, prop) => {
+        const value: unknown = Reflect.get(target, prop);
+        if (prop === 'executeQuery') {
+          return (q: Parameters<Db['executeQuery']>[0], queryId?: QueryId) => {
+            if (this.recording && isCompiled(q)) this.recorded.push({ compiled: q });
+            return target.executeQuery(q, queryId);
+          };
+        }
+        // Kysely's own fields are private (#): its methods run on it, not on the proxy.
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
   }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
@@ -37,8 +52,13 @@ export class StatementCapture implements KyselyPlugin {
       this.recording = false;
     }
     const executor = db.getExecutor();
-    return this.recorded.map((r) => executor.compileQuery(r.node, r.queryId));
+    return this.recorded.map((r) => ('compiled' in r ? r.compiled : executor.compileQuery(r.node, r.queryId)));
   }
+}
+
+/** Whether `q` was compiled before it was handed to `executeQuery` (no plugin sees it then). */
+function isCompiled(q: unknown): q is CompiledQuery {
+  return typeof q === 'object' && q !== null && typeof (q as { sql?: unknown }).sql === 'string' && typeof (q as { compile?: unknown }).compile !== 'function';
 }
 
 /** Whether `text` is a read (SELECT or WITH), after a leading comment such as the generic-plan mark (src/db/generic-plan.ts). */
@@ -79,16 +99,17 @@ let explained = 0;
  * The plan of `q` as the service runs it with these parameters (`EXPLAIN (FORMAT JSON)`, with
  * `ANALYZE, BUFFERS` when `analyze`): planned for these values, except a statement marked for its
  * generic plan (src/db/generic-plan.ts), which is prepared and explained under `force_generic_plan`
- * as both engines run it.
+ * as both engines run it. `generic` overrides the mark: true explains the generic plan of any
+ * statement (the one PostgreSQL's `auto` may settle on after five executions), false the custom one.
  */
-export async function explain(db: Db, q: CompiledQuery, opts: { analyze?: boolean } = {}): Promise<PlanNode> {
+export async function explain(db: Db, q: CompiledQuery, opts: { analyze?: boolean; generic?: boolean } = {}): Promise<PlanNode> {
   const options = opts.analyze ? 'ANALYZE, BUFFERS, FORMAT JSON' : 'FORMAT JSON';
   const first = (r: QueryResult<Record<string, unknown>>): PlanNode => {
     const cell = Object.values(r.rows[0]!)[0];
     const json = (typeof cell === 'string' ? JSON.parse(cell) : cell) as { Plan: PlanNode }[];
     return json[0]!.Plan;
   };
-  if (!wantsGenericPlan(q.sql) || q.parameters.length === 0) {
+  if (!(opts.generic ?? wantsGenericPlan(q.sql)) || q.parameters.length === 0) {
     return first(await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`EXPLAIN (${options}) ${q.sql}`, [...q.parameters])));
   }
   const name = `explained_${++explained}`;
