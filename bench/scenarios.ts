@@ -62,7 +62,7 @@ export function serviceScenarioGroups(ctx: BenchContext, only?: RegExp): Scenari
     {
       // Before the directory group: measured on its own ~10,000 provider-location directory.
       name: 'scheduling',
-      wanted: may('availability', 'POST /v1/appointments', 'GET /v1/appointments/{id}'),
+      wanted: may('availability', 'POST /v1/appointments', 'GET /v1/appointments/{id}', 'POST /v1/appointments/reschedule'),
       prepare: () => schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db, engine: ctx.engine, counts: ctx.counts }),
     },
     {

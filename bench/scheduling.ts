@@ -23,7 +23,11 @@
  *   the service's own booking statement (`bookingStatement`) for given free slots, with no validation,
  *   schedule read, authentication or response schema. Its ratio to `insert` is the ceiling the
  *   booking scenarios' ratios cannot pass;
- * - `GET /v1/appointments/{id}` of one appointment, and over the ~4,000 appointments of the warm-up.
+ * - `GET /v1/appointments/{id}` of one appointment, and over the ~4,000 appointments of the warm-up;
+ * - `POST /v1/appointments/reschedule` of the warm-up's appointments, each moved twice (two rounds)
+ *   to free slots of its provider-location four weeks later, at 10 connections, without a goal: a
+ *   reschedule reads the appointment, its provider-location, durations and schedule, and writes.
+ *   Its ratio is to `insert`, as the bookings'.
  * The rows without a fixed count run at each of the run's connection counts (10 and 32); booking
  * rows get one list of bodies per count, so no two rows book the same slot. Targets: issue #8 §7 on
  * PostgreSQL, issue #20 on each engine (`target` functions of the connection count).
@@ -65,6 +69,8 @@ const WARM_PLS = 500;
 const WARM_DAYS = 8;
 /** The cold booking rows: provider-locations whose first booking of a day each request is. */
 const COLD_PLS = 2_000;
+/** Free slots of each warm provider-location kept for the reschedule row: two moves of each of its WARM_DAYS appointments. */
+const RESCHEDULE_SLOTS = 2 * WARM_DAYS;
 
 /** Seeds the directory for the token's developer unless it already holds `target` provider-locations. */
 export async function ensureDirectory(db: Db, env: Env, developerId: string, target: number): Promise<void> {
@@ -202,7 +208,7 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
   if (!readOne.ids[0]) throw new Error(`could not book the appointment to read: ${readOne.firstFailure}`);
   const readId = readOne.ids[0];
   const warmIds: string[] = [];
-  const warmUpFirst = async () => {
+  const bookWarmUp = async () => {
     const t0 = performance.now();
     const booked = await bookAll(input.baseUrl, auth, warmUp, 8);
     warmIds.push(...booked.ids.map((id) => `/v1/appointments/${id}`));
@@ -211,6 +217,9 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
     if (booked.ids.length === 0) throw new Error('the warm-up booked nothing');
     await analyzeBookings(input.db);
   };
+  // Once, before the first row that needs it (the warm rows, or the reschedule row when run alone).
+  let warmedUp: Promise<void> | undefined;
+  const warmUpFirst = () => (warmedUp ??= bookWarmUp());
 
   // The booking's atomic write alone (the ceiling of booking throughput): a bare Fastify handler that
   // runs the service's own booking statement (`bookingStatement`) for a slot it is given, without the
@@ -218,7 +227,13 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
   // the warm provider-locations four weeks later, so no other row competes for them.
   const laterFree = await freeSlots(input.db, env, bookable.filter((b) => warmSet.has(b.id)), first.plus({ days: 29 }).toISODate()!, first.plus({ days: 57 }).toISODate()!);
   const writeBodies: string[] = [];
-  const laterLists = [...laterFree].map(([id, days]) => ({ id, slots: [...days.values()].flat() }));
+  // The last RESCHEDULE_SLOTS of each are kept for the reschedule row; the write row books the others.
+  const rescheduleSlots = new Map<string, string[]>();
+  const laterLists = [...laterFree].map(([id, days]) => {
+    const slots = [...days.values()].flat();
+    rescheduleSlots.set(id, slots.splice(Math.max(0, slots.length - RESCHEDULE_SLOTS)));
+    return { id, slots };
+  });
   for (let i = 0; writeBodies.length < MAX_BODIES && laterLists.some((l) => i < l.slots.length); i++) {
     for (const l of laterLists) if (i < l.slots.length && writeBodies.length < MAX_BODIES) writeBodies.push(JSON.stringify({ pl: l.id, start: l.slots[i]! }));
   }
@@ -266,6 +281,26 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
       return { name: `${title} @ ${c}`, baseline: 'insert', method: 'POST', path: '/v1/appointments', headers: auth, bodies: lists[i]!, connections: c, ...before, ...(target ? { target } : {}) };
     });
 
+  // Reschedules: the warm-up's appointments, each moved (in two rounds, the second after every
+  // first) to a free slot of its provider-location four weeks later kept for this row.
+  const rescheduleBodies: string[] = [];
+  const rescheduleBefore = async () => {
+    await warmUpFirst();
+    const ids = warmIds.map((p) => p.slice('/v1/appointments/'.length));
+    const rows = await input.db.selectFrom('appointments').select(['id', 'provider_location_id']).where('id', 'in', ids).orderBy('start_time').execute();
+    const taken = new Map<string, number>();
+    const rounds: string[][] = [[], []];
+    for (const r of rows) {
+      const k = taken.get(r.provider_location_id) ?? 0;
+      const free = rescheduleSlots.get(r.provider_location_id) ?? [];
+      if (free.length < 2 * (k + 1)) continue;
+      taken.set(r.provider_location_id, k + 1);
+      for (const round of [0, 1]) rounds[round]!.push(JSON.stringify({ appointment_id: r.id, start_time: free[2 * k + round]! }));
+    }
+    rescheduleBodies.push(...rounds.flat());
+    say(`reschedules: ${rounds[0]!.length} appointments, two moves each`);
+  };
+
   const spread = warmPls.slice(0, 500).map((id) => availability([id], reasonOf.get(id)!));
   return [
     { name: 'availability 50 PLs × 7 days', baseline: 'select', path: availability(fifty, reason, 7), headers: auth, connections: 1, ...(postgres ? { target: { maxP50Ms: 25, label: 'issue #8 §7, on PostgreSQL' } } : {}) },
@@ -296,6 +331,17 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
       path: `/v1/appointments/${readId}`,
       paths: warmIds,
       headers: auth,
+    },
+    // After the reads: it moves the appointments they read.
+    {
+      name: "POST /v1/appointments/reschedule, the warm-up's appointments to free slots four weeks later",
+      before: rescheduleBefore,
+      baseline: 'insert',
+      method: 'POST',
+      path: '/v1/appointments/reschedule',
+      headers: auth,
+      bodies: rescheduleBodies,
+      connections: 10,
     },
   ];
 }
