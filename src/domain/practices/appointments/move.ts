@@ -12,7 +12,7 @@
  * Allowed from `confirmed`, `pending_reschedule` and `rescheduled`; a `pending_booking` is first
  * confirmed or declined (the decision file says why).
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import { isScheduledStart } from '../../availability/scheduled-start.js';
 import { visitReasonDuration } from '../../appointments/create.js';
@@ -22,7 +22,7 @@ import { assertMove } from '../../appointments/states.js';
 import { inTransaction, slotTaken } from '../../appointments/transactions.js';
 import type { AppointmentStatus } from '../../../db/schema.js';
 import { conflict, invalidInput, notFound } from '../../errors.js';
-import { parseOffsetDateTime } from '../../scheduling/local-time.js';
+import { LocalClock, parseOffsetDateTime } from '../../scheduling/local-time.js';
 import { loadProviderLocations } from '../../scheduling/schedule-data.js';
 import { staffActor, type StaffPrincipal } from '../staff-principal.js';
 import type { StaffMoveResult } from './actions.js';
@@ -41,10 +41,11 @@ export async function staffMove(
   staff: StaffPrincipal,
   id: string,
   input: { start_time: string },
-  opts: { requestId?: string; now?: Date } = {},
+  opts: { requestId?: string; now?: Date; clock?: LocalClock } = {},
 ): Promise<StaffMoveResult & { start_time: Date; end_time: Date }> {
   requireActingStaff(staff);
   const now = opts.now ?? new Date();
+  const clock = opts.clock ?? new LocalClock();
   const start = parseOffsetDateTime(input.start_time);
   if (!start) throw invalidInput('start_time', 'must be an ISO-8601 date-time with a UTC offset');
   // What the schedule check needs, read before the transaction; the status is checked again under lock.
@@ -57,14 +58,19 @@ export async function staffMove(
   const pl = (await loadProviderLocations(db, staff.env, [current.provider_location_id])).get(current.provider_location_id);
   if (!pl?.active) throw invalidInput('start_time', 'the provider location no longer takes bookings');
   const duration = await visitReasonDuration(db, staff.env, pl, current.visit_reason_id, current.patient_type, 'start_time');
-  const offered = await isScheduledStart(db, { env: staff.env, pl, visitReasonId: current.visit_reason_id, patientType: current.patient_type, startMs: start.toMillis(), now });
-  if (!offered) throw invalidInput('start_time', 'is not a start time the availability endpoint offers for this appointment');
   const newStart = start.toJSDate();
   const newEnd = start.plus({ minutes: duration }).toJSDate();
 
   return inTransaction(db, async (trx) => {
     const row = await lockPracticeAppointment(trx, staff, id);
     assertMovable(row.appointment_status);
+    // As a reschedule (reschedule.ts): a schedule change of this provider holds its calendar row until
+    // it commits; wait for it, then check the time against the schedule as it is now
+    // (docs/scheduling.md, "Races"). The move's one schedule check.
+    await sql`SELECT 1 FROM calendar_versions WHERE env = ${row.env} AND provider_id = ${row.provider_id} FOR SHARE`.execute(trx);
+    if (!(await isScheduledStart(trx, { env: row.env, pl, visitReasonId: row.visit_reason_id, patientType: row.patient_type, startMs: start.toMillis(), now, clock }))) {
+      throw invalidInput('start_time', 'is not a start time the availability endpoint offers for this appointment');
+    }
     await release(trx, row.id, 'pending');
     try {
       await hold(trx, { appointmentId: row.id, kind: 'pending', env: row.env, providerId: row.provider_id, start: newStart, end: newEnd });

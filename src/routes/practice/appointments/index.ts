@@ -158,7 +158,7 @@ export const practiceAppointmentRoutes: FastifyPluginAsyncTypebox<PracticeRouteD
       },
     },
     async (req) => {
-      const r = await staffMove(db, staffOf(req), req.params.appointment_id, req.body, { requestId: String(req.id) });
+      const r = await staffMove(db, staffOf(req), req.params.appointment_id, req.body, { requestId: String(req.id), clock });
       return moved({ appointment_id: r.appointment_id, appointment_status: r.appointment_status }, String(req.id));
     },
   );
