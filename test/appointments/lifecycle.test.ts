@@ -76,6 +76,10 @@ describe(`appointment lifecycle (${engineName})`, () => {
     const res = await call('POST', 'reschedule', { appointment_id: id, start_time: target });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.appointment_status).toBe('pending_reschedule');
+    // The answer is the record as the reschedule left it: every field as a read shows it right after.
+    const after = (await e.t.app.inject({ url: `/v1/appointments/${id}`, headers: bearer(e.token) })).json().data;
+    expect(res.json().data.location_phone_number).toBe('2125550100');
+    for (const [k, v] of Object.entries(res.json().data)) expect(after[k], k).toEqual(v);
     expect(await holds(id)).toEqual(['current', 'pending']);
     // The new time is taken while pending.
     expect((await book(e, PL.ny, target)).statusCode).toBe(409);

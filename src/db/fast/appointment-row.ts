@@ -32,13 +32,16 @@ const ROW_JSON = `json_build_array(${APPOINTMENT_COLUMNS.map((c) => valueSql(`r.
 /** The appointment's own columns: the array's leading ones (the location's follow). */
 const OWN_COLUMNS = APPOINTMENT_COLUMNS.filter((c) => c.table === 'appointments');
 
-/**
- * The `RETURNING` list of an insert into `appointments`: the new row as one JSON array named `j`,
- * without the location's phone (not a column of the table).
- */
-export const APPOINTMENT_RETURNING = `json_build_array(${OWN_COLUMNS.map((c) => valueSql(c.name, 'as' in c ? c.as : undefined)).join(', ')}) AS j`;
+/** The row of `appointments` being written as one JSON array, without the location's phone (not a column of the table). */
+export const APPOINTMENT_ARRAY = `json_build_array(${OWN_COLUMNS.map((c) => valueSql(c.name, 'as' in c ? c.as : undefined)).join(', ')})`;
 
-/** The row an insert returned with `APPOINTMENT_RETURNING`, completed with the location's phone. */
+/**
+ * The `RETURNING` list of an insert into `appointments`: the new row as one JSON array named `j`
+ * (`APPOINTMENT_ARRAY`).
+ */
+export const APPOINTMENT_RETURNING = `${APPOINTMENT_ARRAY} AS j`;
+
+/** The row an insert (or an update) returned with `APPOINTMENT_RETURNING`, completed with the location's phone. */
 export function rowFromReturned(j: unknown[], locationPhone: string | null, locationPhoneExtension: string | null): AppointmentRow {
   return decodeAppointmentRow([...j, locationPhone, locationPhoneExtension]);
 }

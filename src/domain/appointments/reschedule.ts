@@ -5,19 +5,20 @@
  * evaluator later moves it to `rescheduled` (old time released) or `reschedule_failed` (old time kept).
  */
 import { sql, type Kysely } from 'kysely';
+import { APPOINTMENT_ARRAY, rowFromReturned } from '../../db/fast/appointment-row.js';
 import type { Database } from '../../db/schema.js';
 import { invalidFields, notFound, type FieldError } from '../errors.js';
 import type { DateTime } from 'luxon';
 import type { Principal } from '../credentials/principal.js';
 import { isScheduledStart } from '../availability/scheduled-start.js';
-import { parseOffsetDateTime } from '../scheduling/local-time.js';
+import { LocalClock, parseOffsetDateTime } from '../scheduling/local-time.js';
 import { loadProviderLocations, type ProviderLocationContext } from '../scheduling/schedule-data.js';
 import { visitReasonDuration } from './create.js';
 import { recordChange } from './events.js';
 import { hold, release } from './holds.js';
 import { lockVisible } from './lock.js';
 import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
-import { findVisible, type AppointmentRow } from './record.js';
+import type { AppointmentRow } from './record.js';
 import { assertMove } from './states.js';
 import { inTransaction, slotTaken } from './transactions.js';
 import { visibleAppointments } from './visibility.js';
@@ -28,16 +29,21 @@ export interface RescheduleInput {
 }
 
 /** What a reschedule's checks found: the new time, its duration, or the error naming `start_time`. */
-type StartCheck = { ok: true; start: DateTime; duration: number; pl: ProviderLocationContext } | { ok: false; error: FieldError };
+type StartCheck =
+  | { ok: true; start: DateTime; duration: number; pl: ProviderLocationContext; current: { visit_reason_id: string; patient_type: 'new' | 'existing' } }
+  | { ok: false; error: FieldError };
+
+const NOT_OFFERED: FieldError = { field: 'start_time', message: 'is not a start time the availability endpoint offers for this appointment' };
 
 /**
- * Checks a new start time for a visible appointment: its form, that the appointment exists (`not_found`)
- * and may move (`conflict`), and that the schedule offers the time (`invalid` naming `start_time`).
+ * Checks a new start time for a visible appointment, all but the schedule: its form, that the
+ * appointment exists (`not_found`) and may move (`conflict`), that its provider-location takes
+ * bookings and the visit reason's duration there. Read outside the transaction; the status, and
+ * whether the schedule offers the time, are checked under lock (`rescheduleAppointment`).
  */
-async function checkStart(db: Kysely<Database>, principal: Principal, appointmentId: string, startTime: string, now: Date): Promise<StartCheck> {
+async function checkTarget(db: Kysely<Database>, principal: Principal, appointmentId: string, startTime: string): Promise<StartCheck> {
   const start = parseOffsetDateTime(startTime);
   if (!start) return { ok: false, error: { field: 'start_time', message: 'must be an ISO-8601 date-time with a UTC offset' } };
-  // Read outside the transaction what the schedule check needs; the status is re-checked under lock.
   const current = await visibleAppointments(db, principal)
     .select(['appointments.provider_location_id', 'appointments.visit_reason_id', 'appointments.patient_type', 'appointments.appointment_status'])
     .where('appointments.id', '=', appointmentId)
@@ -47,10 +53,16 @@ async function checkStart(db: Kysely<Database>, principal: Principal, appointmen
   const pl = (await loadProviderLocations(db, principal.env, [current.provider_location_id])).get(current.provider_location_id);
   if (!pl?.active) return { ok: false, error: { field: 'start_time', message: 'the provider location no longer takes bookings' } };
   const duration = await visitReasonDuration(db, principal.env, pl, current.visit_reason_id, current.patient_type, 'visit_reason_id');
-  if (!(await isScheduledStart(db, { env: principal.env, pl, visitReasonId: current.visit_reason_id, patientType: current.patient_type, startMs: start.toMillis(), now }))) {
-    return { ok: false, error: { field: 'start_time', message: 'is not a start time the availability endpoint offers for this appointment' } };
-  }
-  return { ok: true, start, duration, pl };
+  return { ok: true, start, duration, pl, current };
+}
+
+/** `checkTarget`, and that the schedule offers the time (`invalid` naming `start_time`). */
+async function checkStart(db: Kysely<Database>, principal: Principal, appointmentId: string, startTime: string, now: Date): Promise<StartCheck> {
+  const checked = await checkTarget(db, principal, appointmentId, startTime);
+  if (!checked.ok) return checked;
+  const { pl, current, start } = checked;
+  const offered = await isScheduledStart(db, { env: principal.env, pl, visitReasonId: current.visit_reason_id, patientType: current.patient_type, startMs: start.toMillis(), now });
+  return offered ? checked : { ok: false, error: NOT_OFFERED };
 }
 
 /**
@@ -71,23 +83,25 @@ export async function rescheduleAppointment(
   db: Kysely<Database>,
   principal: Principal,
   input: RescheduleInput,
-  opts: { requestId?: string; now?: Date; outcomes?: BookingOutcomePolicy } = {},
+  opts: { requestId?: string; now?: Date; outcomes?: BookingOutcomePolicy; clock?: LocalClock } = {},
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
-  const checked = await checkStart(db, principal, input.appointment_id, input.start_time, now);
+  const clock = opts.clock ?? new LocalClock();
+  const checked = await checkTarget(db, principal, input.appointment_id, input.start_time);
   if (!checked.ok) throw invalidFields([checked.error]);
   const { start, duration, pl } = checked;
   const newStart = start.toJSDate();
   const newEnd = start.plus({ minutes: duration }).toJSDate();
 
-  await inTransaction(db, async (trx) => {
+  const moved = await inTransaction(db, async (trx) => {
     const row = await lockVisible(trx, principal, input.appointment_id);
     assertMove('reschedule', row.appointment_status);
     // A practice's schedule change of this provider (time off, weekly hours) holds this row until it
-    // commits: wait for it, then check the time against the schedule as it is now (docs/scheduling.md, "Races").
+    // commits: wait for it, then check the time against the schedule as it is now (docs/scheduling.md,
+    // "Races"). This is the one schedule check of a reschedule: none is made before the lock.
     await sql`SELECT 1 FROM calendar_versions WHERE env = ${row.env} AND provider_id = ${row.provider_id} FOR SHARE`.execute(trx);
-    if (!(await isScheduledStart(trx, { env: row.env, pl, visitReasonId: row.visit_reason_id, patientType: row.patient_type, startMs: start.toMillis(), now }))) {
-      throw invalidFields([{ field: 'start_time', message: 'is not a start time the availability endpoint offers for this appointment' }]);
+    if (!(await isScheduledStart(trx, { env: row.env, pl, visitReasonId: row.visit_reason_id, patientType: row.patient_type, startMs: start.toMillis(), now, clock }))) {
+      throw invalidFields([NOT_OFFERED]);
     }
     await release(trx, row.id, 'pending');
     try {
@@ -95,7 +109,7 @@ export async function rescheduleAppointment(
     } catch (e) {
       slotTaken(e, 'this start time is no longer available: another appointment holds it', 'start_time');
     }
-    await trx
+    const updated = await trx
       .updateTable('appointments')
       .set({
         appointment_status: 'pending_reschedule',
@@ -105,12 +119,15 @@ export async function rescheduleAppointment(
         updated_at: sql`now()`,
       })
       .where('id', '=', row.id)
-      .execute();
+      .returning(sql.raw<unknown[]>(APPOINTMENT_ARRAY).as('j'))
+      .executeTakeFirstOrThrow();
     await recordChange(trx, { kind: 'principal', principal, ...(opts.requestId ? { requestId: opts.requestId } : {}) }, {
       env: row.env, developerId: row.developer_id, appointmentId: row.id, updateType: 'updated',
       changedAttributes: ['appointment.status'], action: 'reschedule',
     });
+    return updated.j;
   });
-  return (await findVisible(db, principal, input.appointment_id))!;
+  // The record as this transaction left it (the location is the provider-location's).
+  return rowFromReturned(moved, pl.locationPhone, pl.locationPhoneExtension);
 }
 

@@ -225,7 +225,7 @@ export const appointmentRoutes: FastifyPluginAsyncTypebox<AppointmentRouteDeps> 
       },
     },
     async (req) => {
-      const row = await rescheduleAppointment(db, principalOf(req), req.body, { ...rid(req), ...(outcomes ? { outcomes } : {}) });
+      const row = await rescheduleAppointment(db, principalOf(req), req.body, { ...rid(req), clock, ...(outcomes ? { outcomes } : {}) });
       return { request_id: String(req.id), data: createFields(row, base) };
     },
   );
