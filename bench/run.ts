@@ -25,19 +25,24 @@
  * prepares. Every measurement, baselines included, runs autocannon in a worker thread. The service
  * runs as `buildApp` makes it, without the background jobs `npm start` adds (the booking evaluator,
  * summary refresh, webhook delivery): bookings stay pending, and the jobs' own cost is measured by
- * bench/evaluator.ts and the directory group's refresh figures.
+ * bench/evaluator.ts and the directory group's refresh figures. It logs as `npm start` does, at
+ * `info` (one line per request) through the same kind of destination (pino's default writer, each
+ * line handed to an asynchronous write), to a file in the temporary directory instead of stdout; `BENCH_LOG=silent` turns it off (to
+ * measure what the logging costs).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { DatabaseHandle } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { buildApp } from '../src/http/app.js';
+import { loggerOptions } from '../src/http/logger.js';
 import { cpuMeter } from './cpu-meter.js';
 import { benchDatabase } from './scratch-schema.js';
 import { adjacentNote, baselineKey, measure, ratioOf, startBaselines, table, targetSummary, type BaselineName, type Baselines, type Result, type Scenario } from './harness.js';
@@ -99,7 +104,12 @@ async function runEngine(engine: EngineName): Promise<void> {
   // The per-credential rate limit would cap every scenario at 20 req/s: benchmarks measure the service, not the limiter.
   const config = loadConfig({ PORT: String(port), LOG_LEVEL: 'silent', ADMIN_TOKEN: 'bench-admin', RATE_LIMIT_PER_MINUTE: '10000000', KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
   const creds = await createDeveloper(h.db, { env: 'sandbox', name: 'bench' });
-  const app = await buildApp({ config, db: h.db });
+  // The service's log, as users run it: `info`, each line handed to an asynchronous write as it comes,
+  // as pino writes stdout by default (sonic-boom, no buffering).
+  const logLevel = process.env.BENCH_LOG ?? 'info';
+  const logFile = join(tmpdir(), `carebook-bench-${process.pid}.log`);
+  const logger = pino(loggerOptions(logLevel), pino.destination({ dest: logFile, sync: false, minLength: 0 }));
+  const app = await buildApp({ config, db: h.db, logger });
   await app.listen({ port, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;
   const tokenRes = await fetch(`${baseUrl}/auth/oauth/token`, {
@@ -165,10 +175,14 @@ async function runEngine(engine: EngineName): Promise<void> {
   }
 
   const targets = targetSummary(results, base);
+  await new Promise<void>((done) => logger.flush(() => done()));
+  const logLines = await lineCount(logFile);
   const section = [
     `${new Date().toISOString()} · ${h.label} · Node ${process.version} · ${seconds}s per row at ${counts.join(' and ')} connections (rows with a fixed count say so) · load average at the end ${load()}`,
     '',
     `Select baseline: \`${baselines.selectPlan}\` (100,000 rows).`,
+    '',
+    `The service logs at \`${logLevel}\` (one line per request at \`info\`), written to a file as \`npm start\` writes stdout (each line handed to an asynchronous write; ${logLines.toLocaleString('en-US')} lines this run); the baselines log nothing.`,
     '',
     engine === 'postgres'
       ? 'CPU µs/req: the CPU time per answered request, while the row ran, of the thread serving HTTP (the service or the baseline handler; the load generator has its own thread) + of the PostgreSQL backends serving this process (bench/cpu-meter.ts).'
@@ -184,7 +198,16 @@ async function runEngine(engine: EngineName): Promise<void> {
   await baselines.close();
   await admin?.end();
   await app.close();
+  await rm(logFile, { force: true });
   await h.close();
+}
+
+/** Lines in `file` (the service's log). */
+async function lineCount(file: string): Promise<number> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 export type { Scenario };
