@@ -27,8 +27,8 @@
  * summary refresh, webhook delivery): bookings stay pending, and the jobs' own cost is measured by
  * bench/evaluator.ts and the directory group's refresh figures. It logs as `npm start` does, at
  * `info` (one line per request) through the same kind of destination (pino's default writer, each
- * line handed to an asynchronous write), to a file in the temporary directory instead of stdout; `BENCH_LOG=silent` turns it off (to
- * measure what the logging costs).
+ * line handed to an asynchronous write), to a file in the temporary directory instead of stdout;
+ * `BENCH_LOG=silent` turns it off (to measure what the logging costs).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -101,12 +101,12 @@ async function runEngine(engine: EngineName): Promise<void> {
   const h = await database(engine);
   await migrateToLatest(h.db);
   const port = 23000 + (process.pid % 1000);
-  // The per-credential rate limit would cap every scenario at 20 req/s: benchmarks measure the service, not the limiter.
-  const config = loadConfig({ PORT: String(port), LOG_LEVEL: 'silent', ADMIN_TOKEN: 'bench-admin', RATE_LIMIT_PER_MINUTE: '10000000', KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
-  const creds = await createDeveloper(h.db, { env: 'sandbox', name: 'bench' });
   // The service's log, as users run it: `info`, each line handed to an asynchronous write as it comes,
   // as pino writes stdout by default (sonic-boom, no buffering).
   const logLevel = process.env.BENCH_LOG ?? 'info';
+  // The per-credential rate limit would cap every scenario at 20 req/s: benchmarks measure the service, not the limiter.
+  const config = loadConfig({ PORT: String(port), LOG_LEVEL: logLevel, ADMIN_TOKEN: 'bench-admin', RATE_LIMIT_PER_MINUTE: '10000000', KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+  const creds = await createDeveloper(h.db, { env: 'sandbox', name: 'bench' });
   const logFile = join(tmpdir(), `carebook-bench-${process.pid}.log`);
   const logger = pino(loggerOptions(logLevel), pino.destination({ dest: logFile, sync: false, minLength: 0 }));
   const app = await buildApp({ config, db: h.db, logger });
