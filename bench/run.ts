@@ -202,11 +202,11 @@ async function runEngine(engine: EngineName): Promise<void> {
   await h.close();
 }
 
-/** Lines in `file` (the service's log). */
+/** Lines in `file` (the service's log), counted in its bytes without decoding them. */
 async function lineCount(file: string): Promise<number> {
-  const text = await readFile(file, 'utf8').catch(() => '');
+  const bytes = await readFile(file).catch(() => Buffer.alloc(0));
   let n = 0;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) n++;
   return n;
 }
 

@@ -17,6 +17,7 @@ import { visitReasonDuration } from './create.js';
 import { recordChange } from './events.js';
 import { hold, release } from './holds.js';
 import { lockVisible } from './lock.js';
+import { offeredUnderCalendarLock } from './move-check.js';
 import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
 import type { AppointmentRow } from './record.js';
 import { assertMove } from './states.js';
@@ -96,13 +97,8 @@ export async function rescheduleAppointment(
   const moved = await inTransaction(db, async (trx) => {
     const row = await lockVisible(trx, principal, input.appointment_id);
     assertMove('reschedule', row.appointment_status);
-    // A practice's schedule change of this provider (time off, weekly hours) holds this row until it
-    // commits: wait for it, then check the time against the schedule as it is now (docs/scheduling.md,
-    // "Races"). This is the one schedule check of a reschedule: none is made before the lock.
-    await sql`SELECT 1 FROM calendar_versions WHERE env = ${row.env} AND provider_id = ${row.provider_id} FOR SHARE`.execute(trx);
-    if (!(await isScheduledStart(trx, { env: row.env, pl, visitReasonId: row.visit_reason_id, patientType: row.patient_type, startMs: start.toMillis(), now, clock }))) {
-      throw invalidFields([NOT_OFFERED]);
-    }
+    // The reschedule's one schedule check (move-check.ts): none is made before the lock.
+    if (!(await offeredUnderCalendarLock(trx, row, pl, start.toMillis(), { now, clock }))) throw invalidFields([NOT_OFFERED]);
     await release(trx, row.id, 'pending');
     try {
       await hold(trx, { appointmentId: row.id, kind: 'pending', env: row.env, providerId: row.provider_id, start: newStart, end: newEnd });

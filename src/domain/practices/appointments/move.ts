@@ -12,11 +12,11 @@
  * Allowed from `confirmed`, `pending_reschedule` and `rescheduled`; a `pending_booking` is first
  * confirmed or declined (the decision file says why).
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
-import { isScheduledStart } from '../../availability/scheduled-start.js';
 import { visitReasonDuration } from '../../appointments/create.js';
 import { hold, release } from '../../appointments/holds.js';
+import { offeredUnderCalendarLock } from '../../appointments/move-check.js';
 import { applyRescheduled } from '../../appointments/service-moves.js';
 import { assertMove } from '../../appointments/states.js';
 import { inTransaction, slotTaken } from '../../appointments/transactions.js';
@@ -64,11 +64,8 @@ export async function staffMove(
   return inTransaction(db, async (trx) => {
     const row = await lockPracticeAppointment(trx, staff, id);
     assertMovable(row.appointment_status);
-    // As a reschedule (reschedule.ts): a schedule change of this provider holds its calendar row until
-    // it commits; wait for it, then check the time against the schedule as it is now
-    // (docs/scheduling.md, "Races"). The move's one schedule check.
-    await sql`SELECT 1 FROM calendar_versions WHERE env = ${row.env} AND provider_id = ${row.provider_id} FOR SHARE`.execute(trx);
-    if (!(await isScheduledStart(trx, { env: row.env, pl, visitReasonId: row.visit_reason_id, patientType: row.patient_type, startMs: start.toMillis(), now, clock }))) {
+    // The move's one schedule check, as a reschedule's (move-check.ts).
+    if (!(await offeredUnderCalendarLock(trx, row, pl, start.toMillis(), { now, clock }))) {
       throw invalidInput('start_time', 'is not a start time the availability endpoint offers for this appointment');
     }
     await release(trx, row.id, 'pending');
