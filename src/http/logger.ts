@@ -20,7 +20,7 @@ import { loggableError } from '../lib/loggable-error.js';
 /** The only top-level fields a log line may carry; each is safe by what the code puts in it. */
 export const LOGGABLE_FIELDS: ReadonlySet<string> = new Set([
   // Fastify's request line (serialized below) and our error summaries.
-  'req', 'res', 'responseTime', 'err',
+  'req', 'res', 'responseTime', 'err', 'request_id',
   // Named events and their ids or counts.
   'event', 'client_id', 'code', 'signal', 'env', 'jobs', 'job', 'migrations', 'processes', 'worker_pid', 'sealed', 'tables', 'items',
   // A practice's schedule change (src/routes/practice/schedule): the kind of change, opaque ids of the

@@ -169,6 +169,18 @@ describe('HTTP skeleton: error model, health, docs, logs, shutdown', () => {
     expect(lines[0]!.responseTime).toEqual(expect.any(Number));
   });
 
+  it("carries the request id on a line a handler writes (the request's logger is made on first use), and only on its own lines", async () => {
+    logLines.length = 0;
+    const a = await app.inject({ method: 'POST', url: '/v1/_echo', payload: { first_name: 'Ann' } });
+    const b = await app.inject({ method: 'POST', url: '/v1/_echo', payload: { first_name: 'Bo' } });
+    const lines = logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const ids = (msg: string) => lines.filter((l) => l.msg === msg).map((l) => l.request_id);
+    expect(ids('handled')).toEqual([a.headers['x-request-id'], b.headers['x-request-id']]);
+    expect(ids('request completed')).toEqual([a.headers['x-request-id'], b.headers['x-request-id']]);
+    // Each line names its request once (a child's binding and a field would write it twice).
+    for (const l of logLines) expect(l.match(/"request_id"/g)).toHaveLength(1);
+  });
+
   it('answers a value the database cannot read as its type (22P02, 22007, 22008) with a 400 error body, not 500', async () => {
     logLines.length = 0;
     for (const kind of ['int', 'date', 'overflow']) {
