@@ -94,6 +94,32 @@ describe(`appointment lifecycle (${engineName})`, () => {
     expect(again.statusCode, again.body).toBe(200);
   });
 
+  it('reschedule while a reschedule is pending: the new time replaces the pending one, a taken time leaves it; each records one event and one audit row', async () => {
+    const id = await fresh();
+    const [first, second] = (await slots(e, PL.ny, { start: nyDate(5), end: nyDate(6) })).map((s) => s.start_time);
+    const during = async () =>
+      (await e.t.db.selectFrom('appointment_holds').select(sql<string>`lower(during)`.as('from')).where('appointment_id', '=', id).where('kind', '=', 'pending').execute()).map((h) => new Date(h.from).toISOString());
+    const at = (iso: string) => new Date(iso).toISOString();
+    expect((await call('POST', 'reschedule', { appointment_id: id, start_time: first })).statusCode).toBe(200);
+    expect(await during()).toEqual([at(first!)]);
+    const moved = await call('POST', 'reschedule', { appointment_id: id, start_time: second });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json().data.appointment_status).toBe('pending_reschedule');
+    expect(await holds(id)).toEqual(['current', 'pending']);
+    expect(await during()).toEqual([at(second!)]);
+    // The first new time is free again; a time another appointment holds is refused and changes nothing.
+    const other = await book(e, PL.ny, first!);
+    expect(other.statusCode, other.body).toBe(200);
+    const taken = await call('POST', 'reschedule', { appointment_id: id, start_time: first });
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json().errors[0].field).toBe('start_time');
+    expect(await during()).toEqual([at(second!)]);
+    const audits = await e.t.db.selectFrom('audit_log').select('request_id').where('appointment_id', '=', id).where('action', '=', 'reschedule').orderBy('id').execute();
+    expect(audits.map((a) => a.request_id)).toEqual([expect.any(String), moved.headers['x-request-id']]);
+    const events = await e.t.db.selectFrom('outbox_events').select(['status', 'update_type']).where('appointment_id', '=', id).where('update_type', '=', 'updated').execute();
+    expect(events).toEqual([{ status: 'skipped', update_type: 'updated' }, { status: 'skipped', update_type: 'updated' }]);
+  });
+
   it('reschedule may move into time overlapping its own current time (15 minutes later)', async () => {
     const date = nyDate(20);
     const put = await e.t.app.inject({

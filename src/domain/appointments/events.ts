@@ -7,7 +7,7 @@
  * only claims `pending` rows, never sends it, while the history stays complete; provider, operator and
  * service moves are written `pending` and are delivered.
  */
-import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { Insertable, Kysely, QueryCreator, Transaction } from 'kysely';
 import type { AuditLogTable, Database, Env, OutboxEventsTable } from '../../db/schema.js';
 import { uuid } from '../../lib/ids.js';
 import { AuditBuffer } from './audit-buffer.js';
@@ -65,6 +65,16 @@ export async function recordChange(trx: Transaction<Database>, actor: Actor, c: 
     .insertInto('audit_log')
     .values(auditRecord(actor, { env: c.env, developerId: c.developerId, appointmentId: c.appointmentId, action: c.action }))
     .execute();
+}
+
+/**
+ * The same two rows as {@link recordChange}, as data-modifying `WITH` parts (`event`, `audit`) of a
+ * statement the caller finishes, so that a change and its records go in one round trip.
+ */
+export function withChangeRecorded<DB extends Database>(qc: QueryCreator<DB>, actor: Actor, c: ChangeRecord) {
+  return (qc as unknown as QueryCreator<Database>)
+    .with('event', (q) => q.insertInto('outbox_events').values(outboxRecord(actor, c)))
+    .with('audit', (q) => q.insertInto('audit_log').values(auditRecord(actor, { env: c.env, developerId: c.developerId, appointmentId: c.appointmentId, action: c.action })));
 }
 
 /** The audit row of a read or change. */

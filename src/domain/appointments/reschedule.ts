@@ -14,8 +14,8 @@ import { isScheduledStart } from '../availability/scheduled-start.js';
 import { LocalClock, parseOffsetDateTime } from '../scheduling/local-time.js';
 import { loadProviderLocations, type ProviderLocationContext } from '../scheduling/schedule-data.js';
 import { visitReasonDuration } from './create.js';
-import { recordChange } from './events.js';
-import { hold, release } from './holds.js';
+import { withChangeRecorded, type Actor, type ChangeRecord } from './events.js';
+import { pendingHoldQuery } from './holds.js';
 import { lockVisible } from './lock.js';
 import { offeredUnderCalendarLock } from './move-check.js';
 import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
@@ -99,28 +99,31 @@ export async function rescheduleAppointment(
     assertMove('reschedule', row.appointment_status);
     // The reschedule's one schedule check (move-check.ts): none is made before the lock.
     if (!(await offeredUnderCalendarLock(trx, row, pl, start.toMillis(), { now, clock }))) throw invalidFields([NOT_OFFERED]);
-    await release(trx, row.id, 'pending');
+    // One statement: the new time held as the pending one (replacing a pending time the appointment
+    // held), the event and the audit row, and the appointment's update with the record it answers.
+    const actor: Actor = { kind: 'principal', principal, ...(opts.requestId ? { requestId: opts.requestId } : {}) };
+    const change: ChangeRecord = {
+      env: row.env, developerId: row.developer_id, appointmentId: row.id, updateType: 'updated',
+      changedAttributes: ['appointment.status'], action: 'reschedule',
+    };
+    let updated: { j: unknown[] };
     try {
-      await hold(trx, { appointmentId: row.id, kind: 'pending', env: row.env, providerId: row.provider_id, start: newStart, end: newEnd });
+      const held = trx.with('held', (qc) => pendingHoldQuery(qc, { appointmentId: row.id, env: row.env, providerId: row.provider_id, start: newStart, end: newEnd }));
+      updated = await withChangeRecorded(held, actor, change)
+        .updateTable('appointments')
+        .set({
+          appointment_status: 'pending_reschedule',
+          pending_start_time: newStart,
+          pending_end_time: newEnd,
+          evaluate_after: (opts.outcomes ?? EVALUATE_EVERY_MOVE).forcedOutcome(row.provider_location_id, 'reschedule') === 'stay_pending' ? null : now,
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', row.id)
+        .returning(sql.raw<unknown[]>(APPOINTMENT_ARRAY).as('j'))
+        .executeTakeFirstOrThrow();
     } catch (e) {
       slotTaken(e, 'this start time is no longer available: another appointment holds it', 'start_time');
     }
-    const updated = await trx
-      .updateTable('appointments')
-      .set({
-        appointment_status: 'pending_reschedule',
-        pending_start_time: newStart,
-        pending_end_time: newEnd,
-        evaluate_after: (opts.outcomes ?? EVALUATE_EVERY_MOVE).forcedOutcome(row.provider_location_id, 'reschedule') === 'stay_pending' ? null : now,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', row.id)
-      .returning(sql.raw<unknown[]>(APPOINTMENT_ARRAY).as('j'))
-      .executeTakeFirstOrThrow();
-    await recordChange(trx, { kind: 'principal', principal, ...(opts.requestId ? { requestId: opts.requestId } : {}) }, {
-      env: row.env, developerId: row.developer_id, appointmentId: row.id, updateType: 'updated',
-      changedAttributes: ['appointment.status'], action: 'reschedule',
-    });
     return updated.j;
   });
   // The record as this transaction left it (the location is the provider-location's).

@@ -15,7 +15,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import { visitReasonDuration } from '../../appointments/create.js';
-import { hold, release } from '../../appointments/holds.js';
+import { holdPending } from '../../appointments/holds.js';
 import { offeredUnderCalendarLock } from '../../appointments/move-check.js';
 import { applyRescheduled } from '../../appointments/service-moves.js';
 import { assertMove } from '../../appointments/states.js';
@@ -68,9 +68,8 @@ export async function staffMove(
     if (!(await offeredUnderCalendarLock(trx, row, pl, start.toMillis(), { now, clock }))) {
       throw invalidInput('start_time', 'is not a start time the availability endpoint offers for this appointment');
     }
-    await release(trx, row.id, 'pending');
     try {
-      await hold(trx, { appointmentId: row.id, kind: 'pending', env: row.env, providerId: row.provider_id, start: newStart, end: newEnd });
+      await holdPending(trx, { appointmentId: row.id, env: row.env, providerId: row.provider_id, start: newStart, end: newEnd });
     } catch (e) {
       slotTaken(e, 'this start time is no longer available: another appointment holds it', 'start_time');
     }
