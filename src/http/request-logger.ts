@@ -3,7 +3,8 @@
  * write only their one `request completed` line, and that line is written through the service's
  * own logger with `request_id` as a field (src/http/app.ts); so the pino child that would carry the
  * request id is made only when a request logs something else (an event, an error). Making a child
- * for every request cost ~1 % of a cheap read's CPU (docs/performance.md, "Logging (issue #20 §2)").
+ * for every request cost ~1 % of a cheap read's CPU (docs/performance.md, "The request's logger and a
+ * reschedule's writes").
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino';
