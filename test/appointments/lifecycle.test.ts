@@ -120,6 +120,25 @@ describe(`appointment lifecycle (${engineName})`, () => {
     expect(events).toEqual([{ status: 'skipped', update_type: 'updated' }, { status: 'skipped', update_type: 'updated' }]);
   });
 
+  it('reschedule at a provider-location that no longer takes bookings: 400 on start_time, nothing written', async () => {
+    const id = await fresh();
+    const target = await freeSlot();
+    const before = await e.t.db.selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    await e.t.db.updateTable('provider_locations').set({ active: false }).where('env', '=', 'sandbox').where('id', '=', PL.ny).execute();
+    try {
+      const res = await call('POST', 'reschedule', { appointment_id: id, start_time: target });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().errors).toEqual([{ field: 'start_time', message: 'the provider location no longer takes bookings' }]);
+      // The same answer for a time that is not even offered: the provider-location is checked first.
+      const odd = await call('POST', 'reschedule', { appointment_id: id, start_time: `${nyDate(5)}T07:00:00-05:00` });
+      expect(odd.json().errors[0].message).toBe('the provider location no longer takes bookings');
+    } finally {
+      await e.t.db.updateTable('provider_locations').set({ active: true }).where('env', '=', 'sandbox').where('id', '=', PL.ny).execute();
+    }
+    expect(await e.t.db.selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirstOrThrow()).toEqual(before);
+    expect(await holds(id)).toEqual(['current']);
+  });
+
   it('reschedule may move into time overlapping its own current time (15 minutes later)', async () => {
     const date = nyDate(20);
     const put = await e.t.app.inject({

@@ -36,25 +36,39 @@ type StartCheck =
 
 const NOT_OFFERED: FieldError = { field: 'start_time', message: 'is not a start time the availability endpoint offers for this appointment' };
 
+const BAD_FORMAT: FieldError = { field: 'start_time', message: 'must be an ISO-8601 date-time with a UTC offset' };
+
+/** What a move of `current` needs of its provider-location: that it takes bookings, and the visit reason's duration there. */
+type Target = { ok: true; duration: number; pl: ProviderLocationContext } | { ok: false; error: FieldError };
+
+async function targetOf(
+  db: Kysely<Database>,
+  env: Principal['env'],
+  current: { provider_location_id: string; visit_reason_id: string; patient_type: 'new' | 'existing' },
+): Promise<Target> {
+  const pl = (await loadProviderLocations(db, env, [current.provider_location_id])).get(current.provider_location_id);
+  if (!pl?.active) return { ok: false, error: { field: 'start_time', message: 'the provider location no longer takes bookings' } };
+  const duration = await visitReasonDuration(db, env, pl, current.visit_reason_id, current.patient_type, 'visit_reason_id');
+  return { ok: true, duration, pl };
+}
+
 /**
  * Checks a new start time for a visible appointment, all but the schedule: its form, that the
- * appointment exists (`not_found`) and may move (`conflict`), that its provider-location takes
- * bookings and the visit reason's duration there. Read outside the transaction; the status, and
- * whether the schedule offers the time, are checked under lock (`rescheduleAppointment`).
+ * appointment exists (`not_found`) and may move (`conflict`), and its provider-location
+ * (`targetOf`). Read outside any transaction, for `rescheduleProblems`; a reschedule makes the
+ * same checks on the locked row.
  */
 async function checkTarget(db: Kysely<Database>, principal: Principal, appointmentId: string, startTime: string): Promise<StartCheck> {
   const start = parseOffsetDateTime(startTime);
-  if (!start) return { ok: false, error: { field: 'start_time', message: 'must be an ISO-8601 date-time with a UTC offset' } };
+  if (!start) return { ok: false, error: BAD_FORMAT };
   const current = await visibleAppointments(db, principal)
     .select(['appointments.provider_location_id', 'appointments.visit_reason_id', 'appointments.patient_type', 'appointments.appointment_status'])
     .where('appointments.id', '=', appointmentId)
     .executeTakeFirst();
   if (!current) throw notFound(`appointment ${appointmentId} not found`, 'appointment_id');
   assertMove('reschedule', current.appointment_status);
-  const pl = (await loadProviderLocations(db, principal.env, [current.provider_location_id])).get(current.provider_location_id);
-  if (!pl?.active) return { ok: false, error: { field: 'start_time', message: 'the provider location no longer takes bookings' } };
-  const duration = await visitReasonDuration(db, principal.env, pl, current.visit_reason_id, current.patient_type, 'visit_reason_id');
-  return { ok: true, start, duration, pl, current };
+  const target = await targetOf(db, principal.env, current);
+  return target.ok ? { ...target, start, current } : target;
 }
 
 /** `checkTarget`, and that the schedule offers the time (`invalid` naming `start_time`). */
@@ -88,16 +102,19 @@ export async function rescheduleAppointment(
 ): Promise<AppointmentRow> {
   const now = opts.now ?? new Date();
   const clock = opts.clock ?? new LocalClock();
-  const checked = await checkTarget(db, principal, input.appointment_id, input.start_time);
-  if (!checked.ok) throw invalidFields([checked.error]);
-  const { start, duration, pl } = checked;
-  const newStart = start.toJSDate();
-  const newEnd = start.plus({ minutes: duration }).toJSDate();
+  const start = parseOffsetDateTime(input.start_time);
+  if (!start) throw invalidFields([BAD_FORMAT]);
 
   const moved = await inTransaction(db, async (trx) => {
+    // Everything the move needs is read under the appointment's lock: the row itself, its
+    // provider-location and duration, and (move-check.ts) the schedule; nothing before it.
     const row = await lockVisible(trx, principal, input.appointment_id);
     assertMove('reschedule', row.appointment_status);
-    // The reschedule's one schedule check (move-check.ts): none is made before the lock.
+    const target = await targetOf(trx, principal.env, row);
+    if (!target.ok) throw invalidFields([target.error]);
+    const { duration, pl } = target;
+    const newStart = start.toJSDate();
+    const newEnd = start.plus({ minutes: duration }).toJSDate();
     if (!(await offeredUnderCalendarLock(trx, row, pl, start.toMillis(), { now, clock }))) throw invalidFields([NOT_OFFERED]);
     // One statement: the new time held as the pending one (replacing a pending time the appointment
     // held), the event and the audit row, and the appointment's update with the record it answers.
@@ -124,9 +141,9 @@ export async function rescheduleAppointment(
     } catch (e) {
       slotTaken(e, 'this start time is no longer available: another appointment holds it', 'start_time');
     }
-    return updated.j;
+    return { j: updated.j, pl };
   });
   // The record as this transaction left it (the location is the provider-location's).
-  return rowFromReturned(moved, pl.locationPhone, pl.locationPhoneExtension);
+  return rowFromReturned(moved.j, moved.pl.locationPhone, moved.pl.locationPhoneExtension);
 }
 
