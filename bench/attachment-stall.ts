@@ -9,6 +9,8 @@
  * previous answer) while it uploads one ~10 MB PDF (random bytes after a PDF header, so nothing
  * compresses) and while it downloads it again, and prints p50/p99/max of the healthz answers that
  * started during each phase; and, as the control, during a second of nothing else (`idle`).
+ * The polls go out from a worker thread (bench/healthz-poller-worker.mjs), as a separate health checker's
+ * would, unless `BENCH_POLLER=main` (see `POLLER`).
  * `BENCH_CHILD_FLAGS`: Node flags for the service (e.g. `--cpu-prof`); its other output goes to stderr.
  *
  * `node --import tsx bench/attachment-stall.ts` (`BENCH_ATTACHMENT_MB`, default 9.5; `BENCH_ROUNDS`, default 5)
@@ -20,6 +22,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
 
 const POLL_MS = 20;
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -73,20 +76,46 @@ function healthz(base: URL): Promise<number> {
   });
 }
 
+/**
+ * Where the polls are sent from: `thread` (default), a worker thread of this process with its own
+ * event loop, as a separate health checker would poll; `main`, this process's main thread, which also
+ * encodes, sends and reads back the 10 MB, so its own stalls count in the latencies (the figures
+ * before 2026-12-07 were measured this way). `BENCH_POLLER=main|thread`.
+ */
+const POLLER = process.env.BENCH_POLLER === 'main' ? 'main' : 'thread';
+let pollerWorker: Worker | undefined;
+
+/** Polls `base`/healthz every POLL_MS until the returned function is called; it answers the latencies. */
+function startPolling(base: URL): () => Promise<number[]> {
+  if (POLLER === 'main') {
+    const pending: Promise<number>[] = [healthz(base)];
+    const timer = setInterval(() => pending.push(healthz(base)), POLL_MS);
+    return () => {
+      clearInterval(timer);
+      return Promise.all(pending);
+    };
+  }
+  const worker = (pollerWorker ??= new Worker(join(import.meta.dirname, 'healthz-poller-worker.mjs')));
+  worker.postMessage({ start: new URL('/healthz', base).href, everyMs: POLL_MS });
+  return () =>
+    new Promise((resolve, reject) => {
+      worker.once('message', (m: { latencies?: number[]; error?: string }) => (m.latencies ? resolve(m.latencies) : reject(new Error(m.error))));
+      worker.postMessage({ stop: true });
+    });
+}
+
 /** Runs `work` while polling /healthz every POLL_MS; the latencies of the polls started meanwhile. */
 async function polled<T>(base: URL, work: () => Promise<T>): Promise<{ result: T; ms: number; latencies: number[] }> {
-  const pending: Promise<number>[] = [];
-  const timer = setInterval(() => pending.push(healthz(base)), POLL_MS);
-  pending.push(healthz(base));
+  const stop = startPolling(base);
   const t0 = performance.now();
-  let result: T;
   try {
-    result = await work();
-  } finally {
-    clearInterval(timer);
+    const result = await work();
+    const ms = performance.now() - t0;
+    return { result, ms, latencies: await stop() };
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
   }
-  const ms = performance.now() - t0;
-  return { result, ms, latencies: await Promise.all(pending) };
 }
 
 function stats(xs: number[]): { n: number; p50: number; p99: number; max: number } {
@@ -143,7 +172,7 @@ async function parent(): Promise<void> {
     // Warm-up: the first requests of a process compile its code paths.
     for (let i = 0; i < 20; i++) await healthz(new URL(base));
 
-    say(`Attachment stall: ${url ? `PostgreSQL (${new URL(url).host})` : 'embedded PGlite (DATA_DIR on disk)'}, ${(pdf.length / 1e6).toFixed(1)} MB PDF, GET /healthz every ${POLL_MS} ms, ${rounds} rounds`);
+    say(`Attachment stall: ${url ? `PostgreSQL (${new URL(url).host})` : 'embedded PGlite (DATA_DIR on disk)'}, ${(pdf.length / 1e6).toFixed(1)} MB PDF, GET /healthz every ${POLL_MS} ms from ${POLLER === 'thread' ? 'a worker thread (its own event loop)' : 'the uploading thread'}, ${rounds} rounds`);
     say('| round | phase | phase ms | healthz n | p50 ms | p99 ms | max ms |');
     say('|---|---|---|---|---|---|---|');
     const all: Record<'idle' | 'upload' | 'download', number[]> = { idle: [], upload: [], download: [] };
@@ -176,6 +205,7 @@ async function parent(): Promise<void> {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
     agent.destroy();
+    await pollerWorker?.terminate();
     await rm(dataDir, { recursive: true, force: true });
     if (pg) {
       await pg.query(`DROP SCHEMA "${schema}" CASCADE`);
