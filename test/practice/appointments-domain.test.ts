@@ -180,6 +180,14 @@ describe(`practice appointments, domain (${engineName})`, () => {
       expect(await kindOf(staffMove(e.t.db, staff, b.id, { start_time: taken.start }))).toBe('conflict: start_time this start time is no longer available: another appointment holds it');
       expect(await kindOf(staffMove(e.t.db, staff, b.id, { start_time: `${nyDate(11)}T07:00:00-05:00` }))).toMatch(/^invalid: start_time is not a start time the availability endpoint offers/);
       expect(await kindOf(staffMove(e.t.db, staff, b.id, { start_time: 'tomorrow' }))).toMatch(/^invalid: start_time must be an ISO-8601/);
+      // A provider-location that stopped taking bookings refuses the move (read under the lock), nothing moved.
+      await e.t.db.updateTable('provider_locations').set({ active: false }).where('id', '=', PL.ny).execute();
+      try {
+        expect(await kindOf(staffMove(e.t.db, staff, b.id, { start_time: target }))).toBe('invalid: start_time the provider location no longer takes bookings');
+      } finally {
+        await e.t.db.updateTable('provider_locations').set({ active: true }).where('id', '=', PL.ny).execute();
+      }
+      expect((await status(b.id)).appointment_status).toBe('confirmed');
       const moved = await staffMove(e.t.db, staff, b.id, { start_time: target });
       expect(moved).toMatchObject({ appointment_id: b.id, appointment_status: 'rescheduled' });
       const row = await status(b.id);

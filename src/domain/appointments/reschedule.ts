@@ -12,12 +12,10 @@ import type { DateTime } from 'luxon';
 import type { Principal } from '../credentials/principal.js';
 import { isScheduledStart } from '../availability/scheduled-start.js';
 import { LocalClock, parseOffsetDateTime } from '../scheduling/local-time.js';
-import { loadProviderLocations, type ProviderLocationContext } from '../scheduling/schedule-data.js';
-import { visitReasonDuration } from './create.js';
 import { withChangeRecorded, type Actor, type ChangeRecord } from './events.js';
 import { pendingHoldQuery } from './holds.js';
 import { lockVisible } from './lock.js';
-import { offeredUnderCalendarLock } from './move-check.js';
+import { moveTarget, offeredUnderCalendarLock, type MoveTarget } from './move-check.js';
 import { EVALUATE_EVERY_MOVE, type BookingOutcomePolicy } from './outcome-policy.js';
 import type { AppointmentRow } from './record.js';
 import { assertMove } from './states.js';
@@ -31,31 +29,17 @@ export interface RescheduleInput {
 
 /** What a reschedule's checks found: the new time, its duration, or the error naming `start_time`. */
 type StartCheck =
-  | { ok: true; start: DateTime; duration: number; pl: ProviderLocationContext; current: { visit_reason_id: string; patient_type: 'new' | 'existing' } }
-  | { ok: false; error: FieldError };
+  | (Extract<MoveTarget, { ok: true }> & { start: DateTime; current: { visit_reason_id: string; patient_type: 'new' | 'existing' } })
+  | Extract<MoveTarget, { ok: false }>;
 
 const NOT_OFFERED: FieldError = { field: 'start_time', message: 'is not a start time the availability endpoint offers for this appointment' };
 
 const BAD_FORMAT: FieldError = { field: 'start_time', message: 'must be an ISO-8601 date-time with a UTC offset' };
 
-/** What a move of `current` needs of its provider-location: that it takes bookings, and the visit reason's duration there. */
-type Target = { ok: true; duration: number; pl: ProviderLocationContext } | { ok: false; error: FieldError };
-
-async function targetOf(
-  db: Kysely<Database>,
-  env: Principal['env'],
-  current: { provider_location_id: string; visit_reason_id: string; patient_type: 'new' | 'existing' },
-): Promise<Target> {
-  const pl = (await loadProviderLocations(db, env, [current.provider_location_id])).get(current.provider_location_id);
-  if (!pl?.active) return { ok: false, error: { field: 'start_time', message: 'the provider location no longer takes bookings' } };
-  const duration = await visitReasonDuration(db, env, pl, current.visit_reason_id, current.patient_type, 'visit_reason_id');
-  return { ok: true, duration, pl };
-}
-
 /**
  * Checks a new start time for a visible appointment, all but the schedule: its form, that the
  * appointment exists (`not_found`) and may move (`conflict`), and its provider-location
- * (`targetOf`). Read outside any transaction, for `rescheduleProblems`; a reschedule makes the
+ * (`moveTarget`). Read outside any transaction, for `rescheduleProblems`; a reschedule makes the
  * same checks on the locked row.
  */
 async function checkTarget(db: Kysely<Database>, principal: Principal, appointmentId: string, startTime: string): Promise<StartCheck> {
@@ -67,7 +51,7 @@ async function checkTarget(db: Kysely<Database>, principal: Principal, appointme
     .executeTakeFirst();
   if (!current) throw notFound(`appointment ${appointmentId} not found`, 'appointment_id');
   assertMove('reschedule', current.appointment_status);
-  const target = await targetOf(db, principal.env, current);
+  const target = await moveTarget(db, principal.env, current, 'visit_reason_id');
   return target.ok ? { ...target, start, current } : target;
 }
 
@@ -110,7 +94,7 @@ export async function rescheduleAppointment(
     // provider-location and duration, and (move-check.ts) the schedule; nothing before it.
     const row = await lockVisible(trx, principal, input.appointment_id);
     assertMove('reschedule', row.appointment_status);
-    const target = await targetOf(trx, principal.env, row);
+    const target = await moveTarget(trx, principal.env, row, 'visit_reason_id');
     if (!target.ok) throw invalidFields([target.error]);
     const { duration, pl } = target;
     const newStart = start.toJSDate();

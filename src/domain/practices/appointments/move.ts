@@ -14,19 +14,17 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
-import { visitReasonDuration } from '../../appointments/create.js';
 import { holdPending } from '../../appointments/holds.js';
-import { offeredUnderCalendarLock } from '../../appointments/move-check.js';
+import { moveTarget, offeredUnderCalendarLock } from '../../appointments/move-check.js';
 import { applyRescheduled } from '../../appointments/service-moves.js';
 import { assertMove } from '../../appointments/states.js';
 import { inTransaction, slotTaken } from '../../appointments/transactions.js';
 import type { AppointmentStatus } from '../../../db/schema.js';
-import { conflict, invalidInput, notFound } from '../../errors.js';
+import { conflict, invalidInput } from '../../errors.js';
 import { LocalClock, parseOffsetDateTime } from '../../scheduling/local-time.js';
-import { loadProviderLocations } from '../../scheduling/schedule-data.js';
 import { staffActor, type StaffPrincipal } from '../staff-principal.js';
 import type { StaffMoveResult } from './actions.js';
-import { lockPracticeAppointment, practiceAppointments, requireActingStaff } from './scope.js';
+import { lockPracticeAppointment, requireActingStaff } from './scope.js';
 
 function assertMovable(status: AppointmentStatus): void {
   if (status === 'pending_booking') {
@@ -48,23 +46,15 @@ export async function staffMove(
   const clock = opts.clock ?? new LocalClock();
   const start = parseOffsetDateTime(input.start_time);
   if (!start) throw invalidInput('start_time', 'must be an ISO-8601 date-time with a UTC offset');
-  // What the schedule check needs, read before the transaction; the status is checked again under lock.
-  const current = await practiceAppointments(db, staff)
-    .select(['appointments.provider_location_id', 'appointments.visit_reason_id', 'appointments.patient_type', 'appointments.appointment_status'])
-    .where('appointments.id', '=', id)
-    .executeTakeFirst();
-  if (!current) throw notFound(`appointment ${id} not found`, 'appointment_id');
-  assertMovable(current.appointment_status);
-  const pl = (await loadProviderLocations(db, staff.env, [current.provider_location_id])).get(current.provider_location_id);
-  if (!pl?.active) throw invalidInput('start_time', 'the provider location no longer takes bookings');
-  const duration = await visitReasonDuration(db, staff.env, pl, current.visit_reason_id, current.patient_type, 'start_time');
-  const newStart = start.toJSDate();
-  const newEnd = start.plus({ minutes: duration }).toJSDate();
-
   return inTransaction(db, async (trx) => {
+    // Everything the move needs is read under the appointment's lock, as a reschedule's (move-check.ts).
     const row = await lockPracticeAppointment(trx, staff, id);
     assertMovable(row.appointment_status);
-    // The move's one schedule check, as a reschedule's (move-check.ts).
+    const target = await moveTarget(trx, staff.env, row, 'start_time');
+    if (!target.ok) throw invalidInput(target.error.field, target.error.message);
+    const { duration, pl } = target;
+    const newStart = start.toJSDate();
+    const newEnd = start.plus({ minutes: duration }).toJSDate();
     if (!(await offeredUnderCalendarLock(trx, row, pl, start.toMillis(), { now, clock }))) {
       throw invalidInput('start_time', 'is not a start time the availability endpoint offers for this appointment');
     }
