@@ -19,6 +19,8 @@ import { policyFor, type TargetPolicy } from './target-policy.js';
 export const RETRY_WINDOW_MS = 48 * 3600_000;
 /** A claim's lease: longer than one delivery's timeout; an expired lease makes the event claimable again. */
 const LEASE_SECONDS = 30;
+/** What a `no_endpoint` event's `last_error` says. */
+const NO_ENDPOINT = 'no webhook endpoint registered';
 /** Events claimed per pass; a full pass is followed by another at once (src/jobs/webhook-delivery.ts). */
 export const BATCH = 20;
 
@@ -60,17 +62,28 @@ export function backoffMs(attempts: number, base: number, max: number, random: (
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
-async function claim(db: Db, env: Env): Promise<ClaimedEvent[]> {
-  const res = await sql<ClaimedEvent>`
-    UPDATE outbox_events SET locked_until = now() + make_interval(secs => ${LEASE_SECONDS})
-    WHERE id IN (
-      SELECT id FROM outbox_events
-      WHERE status = 'pending' AND env = ${env} AND next_attempt_at <= now()
-        AND (locked_until IS NULL OR locked_until < now())
-      ORDER BY next_attempt_at
+/**
+ * Claims the pass's due events (at most `BATCH`, `FOR UPDATE SKIP LOCKED`) in one statement, which
+ * also settles the events whose developer has no receiver: they become `no_endpoint` (replayable once
+ * one is set) and are not leased; the others are leased for `LEASE_SECONDS`. A developer without a
+ * receiver (a sandbox account, most often) thus costs nothing beyond the claim.
+ */
+async function claim(db: Db, env: Env): Promise<(ClaimedEvent & { heard: boolean })[]> {
+  const res = await sql<ClaimedEvent & { heard: boolean }>`
+    WITH due AS (
+      SELECT o.id, EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.developer_id = o.developer_id) AS heard
+      FROM outbox_events o
+      WHERE o.status = 'pending' AND o.env = ${env} AND o.next_attempt_at <= now()
+        AND (o.locked_until IS NULL OR o.locked_until < now())
+      ORDER BY o.next_attempt_at
       LIMIT ${BATCH}
-      FOR UPDATE SKIP LOCKED)
-    RETURNING id, env, developer_id, appointment_id, update_type, changed_attributes, attempts, occurred_at, retry_from, kind`.execute(db);
+      FOR UPDATE OF o SKIP LOCKED)
+    UPDATE outbox_events e SET
+      locked_until = CASE WHEN due.heard THEN now() + make_interval(secs => ${LEASE_SECONDS}) END,
+      status = CASE WHEN due.heard THEN e.status ELSE 'no_endpoint' END,
+      last_error = CASE WHEN due.heard THEN e.last_error ELSE ${NO_ENDPOINT} END
+    FROM due WHERE e.id = due.id
+    RETURNING e.id, e.env, e.developer_id, e.appointment_id, e.update_type, e.changed_attributes, e.attempts, e.occurred_at, e.retry_from, e.kind, due.heard`.execute(db);
   return res.rows.map((r) => ({ ...r, occurred_at: new Date(r.occurred_at), retry_from: r.retry_from ? new Date(r.retry_from) : null }));
 }
 
@@ -108,13 +121,12 @@ export function answerRecord(result: SendResult, reflectPrivateAnswers: boolean)
 type EndpointLookup = (developerId: string) => Promise<WebhookEndpoint | undefined>;
 
 /**
- * Marks the pass's events whose developer has no receiver `no_endpoint` (replayable once one is set),
- * all in one statement: a developer without a receiver (a sandbox account, most often) would otherwise
- * cost a statement per event. The text is the same for every count (`= ANY` of an array).
+ * Marks claimed events `no_endpoint` whose developer's receiver was removed between the claim and
+ * its lookup (the claim itself settles those without one at the time).
  */
 async function markNoEndpoint(db: Db, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await sql`UPDATE outbox_events SET status = 'no_endpoint', locked_until = NULL, last_error = 'no webhook endpoint registered'
+  await sql`UPDATE outbox_events SET status = 'no_endpoint', locked_until = NULL, last_error = ${NO_ENDPOINT}
     WHERE id = ANY(${ids}::text[])`.execute(db);
 }
 
@@ -147,7 +159,7 @@ async function deliver(db: Db, e: ClaimedEvent, endpoint: WebhookEndpoint, o: Re
 }
 
 export interface WebhookWorker {
-  /** Claims and sends every due event once (at most `BATCH`); returns how many were attempted. */
+  /** Claims every due event once (at most `BATCH`) and sends those with a receiver; returns how many it claimed (sent, or settled `no_endpoint`). */
   runOnce(): Promise<number>;
 }
 
@@ -162,7 +174,8 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
     ...options,
   };
   const runOnce = async (): Promise<number> => {
-    const events = await claim(db, o.env);
+    const claimed = await claim(db, o.env);
+    const events = claimed.filter((e) => e.heard);
     const endpoints = new Map<string, Promise<WebhookEndpoint | undefined>>();
     const endpointOf: EndpointLookup = (developerId) => {
       let found = endpoints.get(developerId);
@@ -174,7 +187,7 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
       markNoEndpoint(db, found.filter((f) => !f.endpoint).map((f) => f.e.id)),
       ...found.flatMap((f) => (f.endpoint ? [deliver(db, f.e, f.endpoint, o)] : [])),
     ]);
-    return events.length;
+    return claimed.length;
   };
   return { runOnce };
 }
