@@ -25,7 +25,8 @@
  * prepares. Every measurement, baselines included, runs autocannon in a worker thread. The service
  * runs as `buildApp` makes it, without the background jobs `npm start` adds (the booking evaluator,
  * summary refresh, webhook delivery): bookings stay pending, and the jobs' own cost is measured by
- * bench/evaluator.ts and the directory group's refresh figures. It logs as `npm start` does, at
+ * bench/evaluator.ts and the directory group's refresh figures; one row, the scheduling group's
+ * last, books with the jobs running beside the API as `npm start` runs them (bench/scheduling.ts). It logs as `npm start` does, at
  * `info` (one line per request) through the same kind of destination (pino's default writer, each
  * line handed to an asynchronous write), to a file in the temporary directory instead of stdout;
  * `BENCH_LOG=silent` turns it off (to measure what the logging costs).
@@ -42,6 +43,7 @@ import type { DatabaseHandle } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeveloper } from '../src/domain/developers/create-developer.js';
 import { buildApp } from '../src/http/app.js';
+import { startJobs } from '../src/jobs/registry.js';
 import { loggerOptions } from '../src/http/logger.js';
 import { cpuMeter } from './cpu-meter.js';
 import { benchDatabase } from './scratch-schema.js';
@@ -142,7 +144,9 @@ async function runEngine(engine: EngineName): Promise<void> {
     }
   }
 
-  const ctx: BenchContext = { baseUrl, token, db: h.db, config, creds, engine, counts };
+  // The background jobs, for the one row that runs them (`serve` starts them beside the API; the other rows run without).
+  const jobs = () => startJobs({ db: h.db, config, engine: h.engine }, logger);
+  const ctx: BenchContext = { baseUrl, token, db: h.db, config, creds, engine, counts, startJobs: jobs };
   // Extra lines from the groups (e.g. the directory's import times and 5k → 50k scaling), by group.
   const groupLines: string[] = [];
   for (const group of serviceScenarioGroups(ctx, only)) {

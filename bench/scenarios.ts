@@ -27,6 +27,8 @@ export interface BenchContext {
   engine: 'pglite' | 'postgres';
   /** The run's connection counts (`BENCH_CONNECTIONS`). */
   counts: number[];
+  /** Starts the service's background jobs as `npm start` runs them beside the API (src/jobs/registry.ts); `stop()` ends them. */
+  startJobs: () => { stop(): Promise<void> };
 }
 
 /** What a group's preparation returns (see the module comment). */
@@ -63,7 +65,7 @@ export function serviceScenarioGroups(ctx: BenchContext, only?: RegExp): Scenari
       // Before the directory group: measured on its own ~10,000 provider-location directory.
       name: 'scheduling',
       wanted: may('availability', 'POST /v1/appointments', 'GET /v1/appointments/{id}', 'POST /v1/appointments/reschedule'),
-      prepare: () => schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db, engine: ctx.engine, counts: ctx.counts }),
+      prepare: () => schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db, engine: ctx.engine, counts: ctx.counts, startJobs: ctx.startJobs }),
     },
     {
       name: 'directory',

@@ -28,6 +28,11 @@
  *   to free slots of its provider-location four weeks later, at 10 connections, without a goal: a
  *   reschedule reads the appointment, its provider-location, durations and schedule, and writes.
  *   Its ratio is to `insert`, as the bookings'.
+ * - booking, warm, at 10 connections with the service's background jobs running (the evaluator,
+ *   webhook delivery, the summary refresh…, as `npm start` runs them beside the API; the other rows
+ *   run without them), when `startJobs` is given: the jobs start before the row, first work off what
+ *   the earlier rows left them (their bookings' evaluations and events), then run beside the row's
+ *   own bookings, and stop after it. Last, so that no other row sees what the jobs changed.
  * The rows without a fixed count run at each of the run's connection counts (10 and 32); booking
  * rows get one list of bodies per count, so no two rows book the same slot. Targets: issue #8 §7 on
  * PostgreSQL, issue #20 on each engine (`target` functions of the connection count).
@@ -59,7 +64,12 @@ export interface SchedulingBenchInput {
   env?: Env;
   /** Target directory size (the generator makes ~1.25 provider-locations per provider). */
   providerLocations?: number;
+  /** Starts the service's background jobs (bench/scenarios.ts); with it, the last row books with them running. */
+  startJobs?: () => { stop(): Promise<void> };
 }
+
+/** How long the background jobs may take to work off what the earlier rows left them. */
+const JOBS_DRAIN_MS = 180_000;
 
 const SEED = 808;
 /** More distinct slots than any row books (a few thousand per second for 5 s). */
@@ -265,7 +275,8 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
   writer.server.unref();
 
   const counts = input.counts;
-  const warmLists = deal(warm, counts.length);
+  // One list of warm slots per count, and one more for the row with the background jobs.
+  const warmLists = deal(warm, counts.length + (input.startJobs ? 1 : 0));
   const coldLists = deal(cold, counts.length);
   // Issue #20's goals: booking at 10 clients, ≥ 0.3 × insert cold and ≥ 0.5 × warm on PostgreSQL;
   // on the embedded engine ≥ 0.3 × its insert with p99 < 50 ms.
@@ -301,6 +312,14 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
     say(`reschedules: ${rounds[0]!.length} appointments, two moves each`);
   };
 
+  // The row with the background jobs comes after the cold rows, whose contexts pushed the warm ones
+  // out of the kept 5,000: asking for the warm-up's slots again (taken, or free again once the
+  // reschedule row moved their appointments) keeps each pair's context again.
+  const keepWarmContexts = async (): Promise<string> => {
+    await warmUpFirst();
+    const again = await bookAll(input.baseUrl, auth, warmUp, 8);
+    return `${warmUp.length} warm-up slots asked again (${again.ids.length} booked, ${again.failed} refused) to keep their contexts`;
+  };
   const spread = warmPls.slice(0, 500).map((id) => availability([id], reasonOf.get(id)!));
   return [
     { name: 'availability 50 PLs × 7 days', baseline: 'select', path: availability(fifty, reason, 7), headers: auth, connections: 1, ...(postgres ? { target: { maxP50Ms: 25, label: 'issue #8 §7, on PostgreSQL' } } : {}) },
@@ -343,7 +362,56 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
       bodies: rescheduleBodies,
       connections: 10,
     },
+    ...(input.startJobs ? [withJobsRow(input.db, input.startJobs, say, keepWarmContexts, auth, warmLists[counts.length]!, `POST /v1/appointments, warm (${warmPls.length} PLs × ${WARM_DAYS} days, contexts kept), the background jobs running`)] : []),
   ];
+}
+
+/** Due work the background jobs have not done yet: evaluations of bookings, webhook events to settle. */
+async function jobsBacklog(db: Db): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT
+      (SELECT count(*) FROM appointments WHERE evaluate_after IS NOT NULL AND evaluate_after <= now())
+    + (SELECT count(*) FROM outbox_events WHERE status = 'pending' AND next_attempt_at <= now()) AS n`.execute(db);
+  return Number(rows[0]!.n);
+}
+
+/**
+ * The warm booking row with the background jobs running as `npm start` runs them: started before it
+ * (and given time to work off the earlier rows' bookings, so the row meets them in their steady
+ * state), stopped after it.
+ */
+function withJobsRow(
+  db: Db,
+  startJobs: () => { stop(): Promise<void> },
+  say: (line: string) => void,
+  keepWarmContexts: () => Promise<string>,
+  headers: Record<string, string>, bodies: string[], name: string): Scenario {
+  let running: { stop(): Promise<void> } | undefined;
+  return {
+    name,
+    baseline: 'insert',
+    method: 'POST',
+    path: '/v1/appointments',
+    headers,
+    bodies,
+    connections: 10,
+    before: async () => {
+      say(`background jobs: ${await keepWarmContexts()}`);
+      running = startJobs();
+      const t0 = performance.now();
+      const first = await jobsBacklog(db);
+      let left = first;
+      while (left > 0 && performance.now() - t0 < JOBS_DRAIN_MS) {
+        await new Promise((r) => setTimeout(r, 250));
+        left = await jobsBacklog(db);
+      }
+      say(`background jobs: started; ${first} due items from the earlier rows worked off in ${((performance.now() - t0) / 1000).toFixed(1)} s${left > 0 ? ` (${left} still due)` : ''}`);
+    },
+    after: async () => {
+      const left = await jobsBacklog(db);
+      await running?.stop();
+      say(`background jobs: stopped (${left} due items left by the row)`);
+    },
+  };
 }
 
 export function bookingBody(providerLocationId: string, startTime: string, visitReasonId: string) {
