@@ -25,11 +25,11 @@
  * prepares. Every measurement, baselines included, runs autocannon in a worker thread. The service
  * runs as `buildApp` makes it, without the background jobs `npm start` adds (the booking evaluator,
  * summary refresh, webhook delivery): bookings stay pending, and the jobs' own cost is measured by
- * bench/evaluator.ts and the directory group's refresh figures; one row, the scheduling group's
- * last, books with the jobs running beside the API as `npm start` runs them (bench/scheduling.ts). It logs as `npm start` does, at
- * `info` (one line per request) through the same kind of destination (pino's default writer, each
- * line handed to an asynchronous write), to a file in the temporary directory instead of stdout;
- * `BENCH_LOG=silent` turns it off (to measure what the logging costs).
+ * bench/evaluator.ts and the directory group's refresh figures; one row, after every group's,
+ * books with the jobs running beside the API as `npm start` runs them (bench/scheduling.ts). It
+ * logs as `npm start` does, at `info` (one line per request) through the same kind of destination
+ * (pino's default writer, each line handed to an asynchronous write), to a file in the temporary
+ * directory instead of stdout; `BENCH_LOG=silent` turns it off (to measure what the logging costs).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -13,6 +13,7 @@
 import type { Config } from '../src/config.js';
 import type { Db } from '../src/db/database.js';
 import type { NewDeveloper } from '../src/domain/developers/create-developer.js';
+import type { RunningJobs } from '../src/jobs/registry.js';
 import { directoryScenarios } from './directory.js';
 import type { Result, Scenario } from './harness.js';
 import { schedulingScenarios } from './scheduling.js';
@@ -28,8 +29,11 @@ export interface BenchContext {
   /** The run's connection counts (`BENCH_CONNECTIONS`). */
   counts: number[];
   /** Starts the service's background jobs as `npm start` runs them beside the API (src/jobs/registry.ts); `stop()` ends them. */
-  startJobs: () => { stop(): Promise<void> };
+  startJobs: () => BenchJobs;
 }
+
+/** The running background jobs, as far as the bench uses them. */
+export type BenchJobs = Pick<RunningJobs, 'stop' | 'stats'>;
 
 /** What a group's preparation returns (see the module comment). */
 export type GroupOutput = Scenario[] | { scenarios: Scenario[]; lines?: string[] | ((results: Result[]) => string[]) };
@@ -44,6 +48,7 @@ export interface ScenarioGroup {
 
 /** The groups in the order they run; `only` (from `BENCH_ONLY`) marks those it cannot match as not wanted. */
 export function serviceScenarioGroups(ctx: BenchContext, only?: RegExp): ScenarioGroup[] {
+  const last: Scenario[] = [];
   const may = (...names: string[]) => !only || names.some((n) => only.test(n)) || names.some((n) => only.source.includes(n));
   return [
     {
@@ -65,12 +70,19 @@ export function serviceScenarioGroups(ctx: BenchContext, only?: RegExp): Scenari
       // Before the directory group: measured on its own ~10,000 provider-location directory.
       name: 'scheduling',
       wanted: may('availability', 'POST /v1/appointments', 'GET /v1/appointments/{id}', 'POST /v1/appointments/reschedule'),
-      prepare: () => schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db, engine: ctx.engine, counts: ctx.counts, startJobs: ctx.startJobs }),
+      prepare: () => schedulingScenarios({ baseUrl: ctx.baseUrl, token: ctx.token, db: ctx.db, engine: ctx.engine, counts: ctx.counts, startJobs: ctx.startJobs, later: (s) => last.push(s) }),
     },
     {
       name: 'directory',
       wanted: may('directory:', 'directory'),
       prepare: async (): Promise<GroupOutput> => directoryScenarios(ctx),
+    },
+    {
+      // Rows the scheduling group prepared to run last (the booking row with the background jobs):
+      // what the jobs change (evaluated bookings, stored summaries, analysed tables) reaches no other row.
+      name: 'last',
+      wanted: may('POST /v1/appointments'),
+      prepare: async () => last,
     },
   ];
 }

@@ -30,9 +30,10 @@
  *   Its ratio is to `insert`, as the bookings'.
  * - booking, warm, at 10 connections with the service's background jobs running (the evaluator,
  *   webhook delivery, the summary refresh…, as `npm start` runs them beside the API; the other rows
- *   run without them), when `startJobs` is given: the jobs start before the row, first work off what
- *   the earlier rows left them (their bookings' evaluations and events), then run beside the row's
- *   own bookings, and stop after it. Last, so that no other row sees what the jobs changed.
+ *   run without them), when `startJobs` and `later` are given: handed to `later` to run after every
+ *   other group (what the jobs change reaches no other row). The jobs start before the row, first
+ *   work off what the earlier rows left them (their bookings' evaluations and events, the stored
+ *   summaries of every provider-location), then run beside the row's own bookings, and stop after it.
  * The rows without a fixed count run at each of the run's connection counts (10 and 32); booking
  * rows get one list of bodies per count, so no two rows book the same slot. Targets: issue #8 §7 on
  * PostgreSQL, issue #20 on each engine (`target` functions of the connection count).
@@ -53,6 +54,7 @@ import { generateDirectory } from '../src/domain/directory/seed.js';
 import { writeDirectory } from '../src/domain/directory/write/write-directory.js';
 import { bookableRows } from './bookable.js';
 import type { Scenario, Target } from './harness.js';
+import type { BenchJobs } from './scenarios.js';
 
 export interface SchedulingBenchInput {
   baseUrl: string;
@@ -64,8 +66,10 @@ export interface SchedulingBenchInput {
   env?: Env;
   /** Target directory size (the generator makes ~1.25 provider-locations per provider). */
   providerLocations?: number;
-  /** Starts the service's background jobs (bench/scenarios.ts); with it, the last row books with them running. */
-  startJobs?: () => { stop(): Promise<void> };
+  /** Starts the service's background jobs (bench/scenarios.ts); with `later`, a booking row runs with them. */
+  startJobs?: () => BenchJobs;
+  /** Takes a row to run after every other group's (the booking row with the background jobs). */
+  later?: (row: Scenario) => void;
 }
 
 /** How long the background jobs may take to work off what the earlier rows left them. */
@@ -276,7 +280,7 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
 
   const counts = input.counts;
   // One list of warm slots per count, and one more for the row with the background jobs.
-  const warmLists = deal(warm, counts.length + (input.startJobs ? 1 : 0));
+  const warmLists = deal(warm, counts.length + (input.startJobs && input.later ? 1 : 0));
   const coldLists = deal(cold, counts.length);
   // Issue #20's goals: booking at 10 clients, ≥ 0.3 × insert cold and ≥ 0.5 × warm on PostgreSQL;
   // on the embedded engine ≥ 0.3 × its insert with p99 < 50 ms.
@@ -313,15 +317,15 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
   };
 
   // The row with the background jobs comes after the cold rows, whose contexts pushed the warm ones
-  // out of the kept 5,000: asking for the warm-up's slots again (taken, or free again once the
-  // reschedule row moved their appointments) keeps each pair's context again.
+  // out of the kept 5,000, and after the directory group's imports, which moved the directory's
+  // version: asking for the warm-up's slots again (still held, so refused) keeps each pair's context again.
   const keepWarmContexts = async (): Promise<string> => {
     await warmUpFirst();
     const again = await bookAll(input.baseUrl, auth, warmUp, 8);
     return `${warmUp.length} warm-up slots asked again (${again.ids.length} booked, ${again.failed} refused) to keep their contexts`;
   };
   const spread = warmPls.slice(0, 500).map((id) => availability([id], reasonOf.get(id)!));
-  return [
+  const scenarios: Scenario[] = [
     { name: 'availability 50 PLs × 7 days', baseline: 'select', path: availability(fifty, reason, 7), headers: auth, connections: 1, ...(postgres ? { target: { maxP50Ms: 25, label: 'issue #8 §7, on PostgreSQL' } } : {}) },
     { name: 'availability 50 PLs × 31 days', baseline: 'select', path: availability(fifty, reason, 31), headers: auth, connections: 1, ...(postgres ? { target: { maxP50Ms: 100, label: 'issue #8 §7, on PostgreSQL' } } : {}) },
     {
@@ -362,8 +366,11 @@ export async function schedulingScenarios(input: SchedulingBenchInput): Promise<
       bodies: rescheduleBodies,
       connections: 10,
     },
-    ...(input.startJobs ? [withJobsRow(input.db, input.startJobs, say, keepWarmContexts, auth, warmLists[counts.length]!, `POST /v1/appointments, warm (${warmPls.length} PLs × ${WARM_DAYS} days, contexts kept), the background jobs running`)] : []),
   ];
+  if (input.startJobs && input.later) {
+    input.later(withJobsRow(input.db, input.startJobs, say, keepWarmContexts, auth, warmLists[counts.length]!, `POST /v1/appointments, warm (${warmPls.length} PLs × ${WARM_DAYS} days, contexts kept), the background jobs running`));
+  }
+  return scenarios;
 }
 
 /** Due work the background jobs have not done yet: evaluations of bookings, webhook events to settle. */
@@ -374,18 +381,25 @@ async function jobsBacklog(db: Db): Promise<number> {
   return Number(rows[0]!.n);
 }
 
+/** The summary refresh job's passes and items so far (src/jobs/availability-summary-refresh.ts). */
+const refreshStats = (jobs: BenchJobs) => jobs.stats().find((s) => s.job === 'availability-summary-refresh');
+
 /**
  * The warm booking row with the background jobs running as `npm start` runs them: started before it
- * (and given time to work off the earlier rows' bookings, so the row meets them in their steady
- * state), stopped after it.
+ * and given time to work off what they find (the earlier rows' bookings and events; every
+ * provider-location's stored summary, which none of the earlier rows kept), so that the row meets
+ * them as a service in use runs them; stopped after it.
  */
 function withJobsRow(
   db: Db,
-  startJobs: () => { stop(): Promise<void> },
+  startJobs: () => BenchJobs,
   say: (line: string) => void,
   keepWarmContexts: () => Promise<string>,
-  headers: Record<string, string>, bodies: string[], name: string): Scenario {
-  let running: { stop(): Promise<void> } | undefined;
+  headers: Record<string, string>,
+  bodies: string[],
+  name: string,
+): Scenario {
+  let running: BenchJobs | undefined;
   return {
     name,
     baseline: 'insert',
@@ -396,20 +410,30 @@ function withJobsRow(
     connections: 10,
     before: async () => {
       say(`background jobs: ${await keepWarmContexts()}`);
-      running = startJobs();
+      const jobs = (running = startJobs());
       const t0 = performance.now();
       const first = await jobsBacklog(db);
       let left = first;
-      while (left > 0 && performance.now() - t0 < JOBS_DRAIN_MS) {
+      // Caught up: no due evaluation or event, and a summary refresh pass has ended that found nothing to refresh.
+      let seen = refreshStats(jobs);
+      let refreshIdle = false;
+      while ((left > 0 || !refreshIdle) && performance.now() - t0 < JOBS_DRAIN_MS) {
         await new Promise((r) => setTimeout(r, 250));
         left = await jobsBacklog(db);
+        const now = refreshStats(jobs);
+        if (!now) refreshIdle = true;
+        else if (now.passes > (seen?.passes ?? 0)) {
+          refreshIdle = now.items === (seen?.items ?? 0);
+          seen = now;
+        }
       }
-      say(`background jobs: started; ${first} due items from the earlier rows worked off in ${((performance.now() - t0) / 1000).toFixed(1)} s${left > 0 ? ` (${left} still due)` : ''}`);
+      const summaries = refreshStats(jobs)?.items ?? 0;
+      say(`background jobs: started; ${first} due evaluations and events from the earlier rows and ${summaries} summaries worked off in ${((performance.now() - t0) / 1000).toFixed(1)} s${left > 0 || !refreshIdle ? ' (not all: the wait ended)' : ''}`);
     },
     after: async () => {
       const left = await jobsBacklog(db);
       await running?.stop();
-      say(`background jobs: stopped (${left} due items left by the row)`);
+      say(`background jobs: stopped (${left} due evaluations and events left by the row)`);
     },
   };
 }
