@@ -81,14 +81,26 @@ export async function setWebhookEndpoint(
   });
 }
 
-/** The endpoint to deliver to (docs/api/webhooks.md#registering-a-receiver): the current key, and the previous one until its expiry. */
+/** The columns of a `webhook_endpoints` row that say where and how to deliver. */
+export interface EndpointRow {
+  url: string;
+  key: string;
+  previous_key: string | null;
+  previous_key_expires_at: Date | null;
+}
+
+/** The endpoint a receiver's row stands for at `now`: the current key, and the previous one until its expiry (docs/api/webhooks.md#registering-a-receiver). */
+export function endpointOfRow(row: EndpointRow, now: Date): WebhookEndpoint {
+  const previousActive = row.previous_key !== null && row.previous_key !== row.key && row.previous_key_expires_at !== null && now < row.previous_key_expires_at;
+  return { url: row.url, keys: previousActive ? [row.key, row.previous_key!] : [row.key] };
+}
+
+/** The endpoint to deliver to (`endpointOfRow`), or undefined when the developer has no receiver. */
 export async function webhookEndpointFor(db: Db, developerId: string, now: Date): Promise<WebhookEndpoint | undefined> {
   const row = await db
     .selectFrom('webhook_endpoints')
     .select(['url', 'key', 'previous_key', 'previous_key_expires_at'])
     .where('developer_id', '=', developerId)
     .executeTakeFirst();
-  if (!row) return undefined;
-  const previousActive = row.previous_key !== null && row.previous_key !== row.key && row.previous_key_expires_at !== null && now < row.previous_key_expires_at;
-  return { url: row.url, keys: previousActive ? [row.key, row.previous_key!] : [row.key] };
+  return row ? endpointOfRow(row, now) : undefined;
 }

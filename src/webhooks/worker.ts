@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Env } from '../db/schema.js';
-import { webhookEndpointFor, type WebhookEndpoint } from './endpoints.js';
+import { endpointOfRow, type WebhookEndpoint } from './endpoints.js';
 import { testWebhookBody, webhookBody, type ChangedAttribute } from './payload.js';
 import { isRetryable, sendWebhook, type SendResult } from './send.js';
 import { signatureHeader } from './signature.js';
@@ -62,29 +62,34 @@ export function backoffMs(attempts: number, base: number, max: number, random: (
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
+/** A claimed event with its developer's receiver as the claim read it (`url` null: none). */
+type Claimed = ClaimedEvent & { url: string | null; key: string | null; previous_key: string | null; previous_key_expires_at: Date | null };
+
 /**
- * Claims the pass's due events (at most `BATCH`, `FOR UPDATE SKIP LOCKED`) in one statement, which
- * also settles the events whose developer has no receiver: they become `no_endpoint` (replayable once
- * one is set) and are not leased; the others are leased for `LEASE_SECONDS`. A developer without a
- * receiver (a sandbox account, most often) thus costs nothing beyond the claim.
+ * Claims the pass's due events (at most `BATCH`, `FOR UPDATE SKIP LOCKED`) in one statement that
+ * also reads each one's receiver: events whose developer has none are settled `no_endpoint`
+ * (replayable once one is set) and not leased; the others are leased for `LEASE_SECONDS` and come
+ * back with the receiver's row, so a pass reads nothing else before sending.
  */
-async function claim(db: Db, env: Env): Promise<(ClaimedEvent & { heard: boolean })[]> {
-  const res = await sql<ClaimedEvent & { heard: boolean }>`
+async function claim(db: Db, env: Env): Promise<Claimed[]> {
+  const res = await sql<Claimed>`
     WITH due AS (
-      SELECT o.id, EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.developer_id = o.developer_id) AS heard
-      FROM outbox_events o
+      SELECT o.id, w.url, w.key, w.previous_key, w.previous_key_expires_at
+      FROM outbox_events o LEFT JOIN webhook_endpoints w ON w.developer_id = o.developer_id
       WHERE o.status = 'pending' AND o.env = ${env} AND o.next_attempt_at <= now()
         AND (o.locked_until IS NULL OR o.locked_until < now())
       ORDER BY o.next_attempt_at
       LIMIT ${BATCH}
       FOR UPDATE OF o SKIP LOCKED)
     UPDATE outbox_events e SET
-      locked_until = CASE WHEN due.heard THEN now() + make_interval(secs => ${LEASE_SECONDS}) END,
-      status = CASE WHEN due.heard THEN e.status ELSE 'no_endpoint' END,
-      last_error = CASE WHEN due.heard THEN e.last_error ELSE ${NO_ENDPOINT} END
+      locked_until = CASE WHEN due.url IS NOT NULL THEN now() + make_interval(secs => ${LEASE_SECONDS}) END,
+      status = CASE WHEN due.url IS NOT NULL THEN e.status ELSE 'no_endpoint' END,
+      last_error = CASE WHEN due.url IS NOT NULL THEN e.last_error ELSE ${NO_ENDPOINT} END
     FROM due WHERE e.id = due.id
-    RETURNING e.id, e.env, e.developer_id, e.appointment_id, e.update_type, e.changed_attributes, e.attempts, e.occurred_at, e.retry_from, e.kind, due.heard`.execute(db);
-  return res.rows.map((r) => ({ ...r, occurred_at: new Date(r.occurred_at), retry_from: r.retry_from ? new Date(r.retry_from) : null }));
+    RETURNING e.id, e.env, e.developer_id, e.appointment_id, e.update_type, e.changed_attributes, e.attempts, e.occurred_at, e.retry_from, e.kind,
+      due.url, due.key, due.previous_key, due.previous_key_expires_at`.execute(db);
+  const at = (v: Date | string | null) => (v === null ? null : new Date(v));
+  return res.rows.map((r) => ({ ...r, occurred_at: new Date(r.occurred_at), retry_from: at(r.retry_from), previous_key_expires_at: at(r.previous_key_expires_at) }));
 }
 
 /**
@@ -115,19 +120,6 @@ export async function sendEvent(
 export function answerRecord(result: SendResult, reflectPrivateAnswers: boolean): { response_excerpt: string | null; answer_withheld: boolean } {
   const withheld = result.privateTarget && !reflectPrivateAnswers;
   return { response_excerpt: withheld ? null : result.excerpt, answer_withheld: withheld };
-}
-
-/** A developer's receiver, read once per pass however many of the pass's events are theirs. */
-type EndpointLookup = (developerId: string) => Promise<WebhookEndpoint | undefined>;
-
-/**
- * Marks claimed events `no_endpoint` whose developer's receiver was removed between the claim and
- * its lookup (the claim itself settles those without one at the time).
- */
-async function markNoEndpoint(db: Db, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await sql`UPDATE outbox_events SET status = 'no_endpoint', locked_until = NULL, last_error = ${NO_ENDPOINT}
-    WHERE id = ANY(${ids}::text[])`.execute(db);
 }
 
 /** Sends one claimed event to its developer's receiver and records the outcome (docs/api/webhooks.md#delivery-and-retries; the record never holds the body). */
@@ -175,18 +167,8 @@ export function createWebhookWorker(db: Db, options: WorkerOptions): WebhookWork
   };
   const runOnce = async (): Promise<number> => {
     const claimed = await claim(db, o.env);
-    const events = claimed.filter((e) => e.heard);
-    const endpoints = new Map<string, Promise<WebhookEndpoint | undefined>>();
-    const endpointOf: EndpointLookup = (developerId) => {
-      let found = endpoints.get(developerId);
-      if (!found) endpoints.set(developerId, (found = webhookEndpointFor(db, developerId, o.now())));
-      return found;
-    };
-    const found = await Promise.all(events.map(async (e) => ({ e, endpoint: await endpointOf(e.developer_id) })));
-    await Promise.all([
-      markNoEndpoint(db, found.filter((f) => !f.endpoint).map((f) => f.e.id)),
-      ...found.flatMap((f) => (f.endpoint ? [deliver(db, f.e, f.endpoint, o)] : [])),
-    ]);
+    const now = o.now();
+    await Promise.all(claimed.flatMap((e) => (e.url !== null && e.key !== null ? [deliver(db, e, endpointOfRow({ ...e, url: e.url, key: e.key }, now), o)] : [])));
     return claimed.length;
   };
   return { runOnce };
