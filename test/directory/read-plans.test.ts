@@ -54,6 +54,7 @@ const BIG_ROWS = 1000;
 const FLAT = 1.5;
 const READS = [
   'provider-location', 'providers by 50 NPIs', 'schedulable entities page of 100', 'facilities by ZIP', 'availability of one provider-location',
+  'availability of one provider-location again (its schedule data kept)',
   'provider-location contexts (one, and 50)', 'schedule data (one provider-location and 250; a day, a week, 90 days)',
   'visit reason durations (one provider-location, and 50)', 'booking context (a cold booking, with an insurance plan and without)',
 ] as const;
@@ -125,7 +126,8 @@ async function steadyState(): Promise<void> {
   await sql`ANALYZE availability_summaries`.execute(h.db);
   await sql`UPDATE availability_summaries SET computed_at = now()`.execute(h.db);
   await sql`VACUUM availability_summaries`.execute(h.db);
-  await allVisible(['developer_provider_locations', 'directory_changes', 'provider_locations', 'availability_summaries']);
+  await allVisible(['developer_provider_locations', 'directory_changes', 'provider_locations', 'availability_summaries',
+    'appointments', 'appointment_holds', 'time_off', 'calendar_timeslots', 'provider_location_visit_reasons']);
 }
 
 /**
@@ -274,6 +276,8 @@ async function planReads(): Promise<Map<Read, Statement[]>> {
       'NPI list': '/v1/reference/npi?page_size=60000',
       // A new app keeps no schedule data yet: the availability's fresh statement runs.
       'availability of one provider-location': `/v1/provider_locations/availability?provider_location_ids=${encodeURIComponent(`${pl.provider_id}|${pl.location_id}`)}&visit_reason_id=${visitReason(pl.provider_id)}&patient_type=new`,
+      // The same read right after: the app keeps its schedule data, and checks versions and held time.
+      'availability of one provider-location again (its schedule data kept)': `/v1/provider_locations/availability?provider_location_ids=${encodeURIComponent(`${pl.provider_id}|${pl.location_id}`)}&visit_reason_id=${visitReason(pl.provider_id)}&patient_type=new`,
     };
     const out = new Map<Read, Statement[]>();
     for (const read of [...READS, ...LISTS]) {

@@ -13,6 +13,7 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Env } from '../../db/schema.js';
+import { heldTimeJsonSql } from '../scheduling/held-time-sql.js';
 import { timeOffDates, weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
 import type { ProviderLocationJson } from '../scheduling/provider-location-json.js';
 import { directoryDurationsJsonSql, overridesJsonSql } from '../scheduling/visit-reason-durations.js';
@@ -43,10 +44,7 @@ export interface FreshRows extends VersionsAndHolds {
 /** Held time of the providers of the array expression `providers` over the span (or NULL). */
 function holdsSql(env: Env, providers: RawBuilder<unknown>, span: KeptSpan, withHolds: boolean) {
   if (!withHolds) return sql`NULL::json`;
-  return sql`(SELECT json_agg(json_build_array(h.provider_id, (extract(epoch FROM lower(h.during)) * 1000)::float8,
-                  (extract(epoch FROM upper(h.during)) * 1000)::float8) ORDER BY h.provider_id, lower(h.during))
-            FROM appointment_holds h
-            WHERE h.env = ${env} AND h.provider_id = ANY(${providers}) AND h.during && tstzrange(${new Date(span.fromMs)}, ${new Date(span.toMs)}))`;
+  return heldTimeJsonSql(env, providers, new Date(span.fromMs), new Date(span.toMs));
 }
 
 /** Calendar versions of the providers of the array expression `providers`. */
@@ -58,10 +56,13 @@ function versionsSql(env: Env, providers: RawBuilder<unknown>) {
 /** The versions, and held time of `providerIds` over `span` (see the module comment). */
 export async function checkStatement(db: Kysely<Database>, env: Env, providerIds: string[], span: KeptSpan, withHolds: boolean): Promise<VersionsAndHolds> {
   const providers = sql`${providerIds}::text[]`;
-  const { rows } = await sql<VersionsAndHolds>`
+  // Marked for its generic plan (src/db/generic-plan.ts): planned for its values (a provider list of
+  // known length) it always looks cheaper than its generic plan, which prices the held time's probe
+  // for a list of unknown length, so `auto` planned it again on every warm read (held-time-sql.ts).
+  const { rows } = await genericPlan(sql<VersionsAndHolds>`
     SELECT (SELECT version::text FROM directory_version) AS dv,
       ${versionsSql(env, providers)} AS cv,
-      ${holdsSql(env, providers, span, withHolds)} AS holds`.execute(db);
+      ${holdsSql(env, providers, span, withHolds)} AS holds`).execute(db);
   return rows[0]!;
 }
 

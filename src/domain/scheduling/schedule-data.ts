@@ -9,6 +9,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { genericPlan } from '../../db/generic-plan.js';
 import type { Database, Env } from '../../db/schema.js';
 import type { PatientType } from '../patient-type.js';
+import { heldTimeJsonSql } from './held-time-sql.js';
 import { DAY_MS, wallMinutes } from './local-time.js';
 import { providerLocationOfJson, type ProviderLocationContext, type ProviderLocationJson } from './provider-location-json.js';
 import { directoryDurationsJsonSql, overridesJsonSql, readDurationsJson, type DurationData } from './visit-reason-durations.js';
@@ -158,10 +159,7 @@ export async function loadScheduleData(
          FROM calendar_timeslots ct
          WHERE ct.env = ${env} AND ct.provider_id = ANY(${providerIds}::text[]) AND ct.start_utc >= ${from} AND ct.start_utc < ${to}) AS pushed,
       ${opts.withHolds
-        ? sql`(SELECT json_agg(json_build_array(h.provider_id, (extract(epoch FROM lower(h.during)) * 1000)::float8,
-                  (extract(epoch FROM upper(h.during)) * 1000)::float8) ORDER BY h.provider_id, lower(h.during))
-            FROM appointment_holds h
-            WHERE h.env = ${env} AND h.provider_id = ANY(${providerIds}::text[]) AND h.during && tstzrange(${from}, ${to}))`
+        ? heldTimeJsonSql(env, sql`${providerIds}::text[]`, from, to)
         : sql`NULL::json`} AS holds,
       (SELECT json_agg(json_build_object(
                 'provider_id', t.provider_id, 'provider_location_id', t.provider_location_id, 'start_date', t.start_date::text,

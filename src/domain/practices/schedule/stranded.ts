@@ -10,6 +10,7 @@ import { inTransaction } from '../../appointments/transactions.js';
 import { LIVE_STATUSES } from '../../appointments/states.js';
 import { isOpenTime } from '../../availability/open-time.js';
 import { DomainError } from '../../errors.js';
+import { heldTimeFromSql } from '../../scheduling/held-time-sql.js';
 import { LocalClock, DAY_MS } from '../../scheduling/local-time.js';
 import { loadScheduleData, type SlotSource } from '../../scheduling/schedule-data.js';
 import { effectiveDuration } from '../../scheduling/visit-reason-durations.js';
@@ -36,8 +37,8 @@ export interface StrandedAppointment {
 /** Held ranges of `providerIds` in the window, with the appointment holding each (own holds are not "the next booking"). */
 async function heldRanges(db: Kysely<Database>, env: Env, providerIds: string[], fromMs: number, toMs: number): Promise<{ id: string; provider: string; s: number; e: number }[]> {
   const { rows } = await sql<{ appointment_id: string; provider_id: string; s: Date; e: Date }>`
-    SELECT appointment_id, provider_id, lower(during) AS s, upper(during) AS e FROM appointment_holds
-    WHERE env = ${env} AND provider_id = ANY(${providerIds}::text[]) AND during && tstzrange(${new Date(fromMs)}, ${new Date(toMs)})`.execute(db);
+    SELECT h.appointment_id, hp.provider_id, lower(h.during) AS s, upper(h.during) AS e
+    FROM ${heldTimeFromSql(env, sql`${providerIds}::text[]`, new Date(fromMs), new Date(toMs))}`.execute(db);
   return rows.map((r) => ({ id: r.appointment_id, provider: r.provider_id, s: new Date(r.s).getTime(), e: new Date(r.e).getTime() }));
 }
 
