@@ -8,8 +8,8 @@
  * the embedded engine's maintenance leave it), an index-only scan looks cheaper, and a plan that does
  * not know the array's length (a generic plan, which the schedule reads run) then reads the index by
  * environment and window alone and filters the providers: every hold of every provider in the window,
- * for one provider's availability (measured on the bench's data: 13,149 holds read for none kept,
- * 8–9 ms a read instead of well under one). Here each provider is its own probe of the index, by
+ * for one provider's availability (measured on the bench's data: 13,149 holds read and filtered out
+ * for a provider holding none, 8–9 ms a read instead of well under one). Here each provider is its own probe of the index, by
  * environment, provider and window, so a read costs what the providers asked for hold, whatever the
  * table holds besides. `OFFSET 0` keeps the probe a subquery the planner cannot flatten into a join
  * (which it could again answer with one scan of the window).
