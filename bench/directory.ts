@@ -22,8 +22,8 @@
  *    to do; timed, with its CPU time): the steady state of a service with its worker, the cold figure
  *    compared with the goal (< 300 ms on PostgreSQL).
  * The returned scenarios then measure the 50k directory in steady state, each row followed by the
- * same series and then by the 5k directory's same read again: the two directories at the same
- * moment, whose p50s are compared (goal: within 1.5×). The 5k directory's series from before the
+ * same series with the 5k directory's same read in alternating batches (`pairedSeries`): the two
+ * directories at the same moment, whose p50s are compared (goal: within 1.5×). The 5k directory's series from before the
  * large import is printed beside them, not judged: from then to the large directory the ratio also
  * holds what changed in between (the environment's new rows near a ZIP, the process, the host;
  * docs/decisions/0024-geo-search-candidates-from-the-environment.md, docs/performance.md).
@@ -272,17 +272,22 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
   const coldEntities: number[] = [];
   for (const p of coldPages) coldEntities.push(await timedGet(ctx, coldPath(p), large.headers));
   say(`steady state at ${large.pls}, summaries stored: schedulable_entities page_size=10000 cold (pages ${coldPages.join(', ')}) median ${ms(median(coldEntities))}`);
-  // The same series at the large size, each right after the read's autocannon row as at the small size.
-  // A control at the same moment: the small directory's read again, right after the large one's, so
-  // that the process's and the host's state at that moment is told apart from the directory's size.
+  // The same series at the large size, each right after the read's autocannon row as at the small size,
+  // with a control at the same moment: the small directory's same read, the two directories' requests
+  // in alternating batches (`pairedSeries`), so that both meet the same phases of the host and the
+  // same state of the process, and the ratio holds the directory's size alone.
   const largeSeries = new Map<string, number[]>();
   const smallLater = new Map<string, number[]>();
   const withSeries = largeReads.map((s, i) => ({
     ...s,
     after: async () => {
-      largeSeries.set(s.name, await timedSeries(`${ctx.baseUrl}${s.path}`, large.headers));
-      smallLater.set(s.name, await timedSeries(`${ctx.baseUrl}${smallReads[i]!.path}`, small.headers));
-      say(`at ${large.pls}: ${s.name}: ${fine(percentile(largeSeries.get(s.name)!, 50))} (${largeSeries.get(s.name)!.length} sequential); the ${small.pls} directory's right after: ${fine(percentile(smallLater.get(s.name)!, 50))}`);
+      const paired = await pairedSeries(
+        { url: `${ctx.baseUrl}${s.path}`, headers: large.headers },
+        { url: `${ctx.baseUrl}${smallReads[i]!.path}`, headers: small.headers },
+      );
+      largeSeries.set(s.name, paired.a);
+      smallLater.set(s.name, paired.b);
+      say(`at ${large.pls}: ${s.name}: ${fine(percentile(paired.a, 50))} (${paired.a.length} sequential); the ${small.pls} directory's, in alternating batches: ${fine(percentile(paired.b, 50))}`);
     },
   }));
 
@@ -296,7 +301,7 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
       `Steady state (changes older than 72 h), first requests: schedulable_entities?page_size=10000 cold with stored summaries (a service with its summary worker; no memoised summary) median ${ms(median(coldEntities))} over ${coldEntities.length} pages (goal < 300 ms on PostgreSQL: ${passFail(median(coldEntities) < 300)}); cold with no stored summary and no memo (worker not running) median ${ms(median(coldComputed))}; ZIP search cold ${ms(coldZip)}; page_size=100 median ${ms(median(steady100))}`,
       `Summary refresh as the worker runs it (every provider-location of the environment, ${refresh.summaries} summaries, ${refresh.passes} passes): ${(refresh.wallMs / 1000).toFixed(1)} s wall, ${(refresh.cpuMs / 1000).toFixed(1)} s CPU of the service process = ${Math.round(perTenK)} ms per 10,000 summaries (PostgreSQL's own CPU not included); at 50,000 provider-locations refreshed every ~40 s: ${((perTenK * 5) / 40_000 * 100).toFixed(1)} % of a core`,
       `Steady state at ${small.pls}, first requests: ${smallReads.map((s) => `${s.name.replace('directory: ', '')} ${ms(smallCold.get(s.name)!)}`).join('; ')}`,
-      `Scaling ${small.pls} → ${large.pls} provider-locations, p50 of sequential requests over 1 connection timed to the microsecond (${SERIES.min}–${SERIES.max} per read and size, after ${SERIES.warmUp} unmeasured; autocannon's whole-millisecond p50, small before the large import → large, in parentheses), the two directories read one right after the other (goal ≤ ${SCALING_GOAL}×; for a list that grows with the directory, judged per listed item):`,
+      `Scaling ${small.pls} → ${large.pls} provider-locations, p50 of sequential requests over 1 connection timed to the microsecond (${SERIES.min}–${SERIES.max} per read and size, after ${SERIES.warmUp} unmeasured; autocannon's whole-millisecond p50, small before the large import → large, in parentheses), at the large size the two directories read in alternating batches of ${SERIES.batch} (goal ≤ ${SCALING_GOAL}×; for a list that grows with the directory, judged per listed item):`,
     ];
     for (const s of smallReads) {
       const sa = smallSeries.get(s.name)!;
@@ -317,7 +322,7 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
       const perItem = (r: number) => (grows && na > 0 ? r / (nb / na) : r);
       const items = grows ? `lists ${na} → ${nb} items, judged per item` : `${na} → ${nb} hits on the page`;
       const later = smallLater.get(s.name);
-      // Judged at the same moment: the large directory against the small one right after it. The
+      // Judged at the same moment: the large directory against the small one read in alternating batches with it. The
       // ratio from the small directory's series before the large import also holds the environment's
       // new rows and the host's and process's drift since (a primary-key read measured 1.63× so on
       // PostgreSQL while the two directories were 1.00× at the same moment): printed, not judged.
@@ -365,6 +370,35 @@ async function timedSeries(url: string, headers: Record<string, string>): Promis
     return times;
   } finally {
     await client.close();
+  }
+}
+
+/**
+ * Sequential GETs of two reads over one keep-alive connection each (a worker thread each, bench/timed-gets.ts),
+ * in alternating batches of `SERIES.batch` (a, b, a, b, …; one request at a time in all), after a few
+ * unmeasured ones of each, until both have `SERIES.min` and the budget has passed, at most
+ * `SERIES.max` each. This host's speed changes by up to 2× within seconds (docs/investigations.md):
+ * two series timed one after the other compare two moments as much as two reads; batches of a few
+ * tens of milliseconds in turn see the same moments.
+ */
+async function pairedSeries(a: { url: string; headers: Record<string, string> }, b: { url: string; headers: Record<string, string> }): Promise<{ a: number[]; b: number[] }> {
+  const ca = new TimedGets();
+  const cb = new TimedGets();
+  try {
+    const batch = (x: { url: string }, n: number) => Array.from({ length: n }, () => x.url);
+    await ca.get(batch(a, SERIES.warmUp), a.headers);
+    await cb.get(batch(b, SERIES.warmUp), b.headers);
+    const ta: number[] = [];
+    const tb: number[] = [];
+    const t0 = performance.now();
+    while (ta.length < SERIES.max && (ta.length < SERIES.min || performance.now() - t0 < 2 * SERIES.budgetMs)) {
+      ta.push(...(await ca.get(batch(a, SERIES.batch), a.headers)));
+      tb.push(...(await cb.get(batch(b, SERIES.batch), b.headers)));
+    }
+    return { a: ta, b: tb };
+  } finally {
+    await ca.close();
+    await cb.close();
   }
 }
 
