@@ -1,4 +1,6 @@
 /**
+ * Plan marks: statements that run their generic plan, and statements planned each time (below).
+ *
  * Statements that run their generic plan (docs/performance.md, "Plans made once for the hot reads";
  * docs/decisions/0025-generic-plans-per-statement.md, 0027-generic-plans-on-postgresql.md).
  *
@@ -27,4 +29,25 @@ export function genericPlan<T>(q: RawBuilder<T>): RawBuilder<T> {
 /** Whether `text` is a marked statement's. */
 export function wantsGenericPlan(text: string): boolean {
   return text.startsWith(GENERIC_PLAN_MARK);
+}
+
+/**
+ * The comment a statement's text starts with when it must be planned for its values on every
+ * execution: it runs unnamed on both engines (src/db/pglite-statements.ts,
+ * src/db/fast/prepared-statements.ts), so no plan is kept. For statements a background pass repeats
+ * over a table that the pass itself fills or empties: a kept plan is made on the table as it was at
+ * its first executions (a table analysed while empty is believed empty until it is analysed again),
+ * while a statement planned each time is priced on the table's current size (docs/performance.md,
+ * "The summary refresh in slices").
+ */
+export const PLANNED_EACH_TIME_MARK = '/* planned each time */';
+
+/** `q`, marked to be planned for its values on every execution (see `PLANNED_EACH_TIME_MARK`). */
+export function plannedEachTime<T>(q: RawBuilder<T>): RawBuilder<T> {
+  return sql<T>`${sql.raw(PLANNED_EACH_TIME_MARK)} ${q}`;
+}
+
+/** Whether `text` is a statement marked to be planned each time. */
+export function wantsPlanEachTime(text: string): boolean {
+  return text.startsWith(PLANNED_EACH_TIME_MARK);
 }

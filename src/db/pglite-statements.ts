@@ -23,7 +23,7 @@
 import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
 import { serialize } from 'pg-protocol';
 import { Parser } from 'pg-protocol/dist/parser.js';
-import { wantsGenericPlan } from './generic-plan.js';
+import { wantsGenericPlan, wantsPlanEachTime } from './generic-plan.js';
 
 type BackendMessage = Parameters<Parameters<protocol.Parser['parse']>[1]>[0];
 type DatabaseError = InstanceType<typeof protocol.messages.DatabaseError>;
@@ -137,7 +137,8 @@ export async function runStatement<R>(pglite: PGlite, cache: PreparedStatements,
 
 async function runOnce<R>(pglite: PGlite, cache: PreparedStatements, text: string, params: readonly unknown[]): Promise<Results<R>> {
   let prepared = cache.get(text);
-  const named = text.length <= MAX_TEXT_LENGTH;
+  // Unnamed: parsed and planned on every execution (long texts; texts marked `plannedEachTime`).
+  const named = text.length <= MAX_TEXT_LENGTH && !wantsPlanEachTime(text);
   if (!prepared && params.length === 0) {
     // Nothing to serialize: parse and execute in one call.
     const name = named ? cache.newName() : '';

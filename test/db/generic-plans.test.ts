@@ -13,7 +13,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Db } from '../../src/db/database.js';
-import { GENERIC_PLAN_MARK, wantsGenericPlan } from '../../src/db/generic-plan.js';
+import { GENERIC_PLAN_MARK, PLANNED_EACH_TIME_MARK, wantsGenericPlan } from '../../src/db/generic-plan.js';
 import { loadProviderLocations, loadScheduleData } from '../../src/domain/scheduling/schedule-data.js';
 import { loadDurations } from '../../src/domain/scheduling/visit-reason-durations.js';
 import { PL, schedulingEnv, type SchedulingEnv } from '../appointments/fixtures.js';
@@ -194,5 +194,23 @@ describe(`statements marked for their generic plan (${engineName})`, () => {
       return was !== undefined && was.custom_plans + was.generic_plans >= 5 && r.custom_plans > was.custom_plans;
     });
     expect(replanned.map((r) => `${r.custom_plans - before.get(r.statement)!.custom_plans} custom plans: ${r.statement.replace(/\s+/g, ' ').slice(0, 200)}`)).toEqual([]);
+  });
+});
+
+describe(`statements marked to be planned each time (${engineName})`, () => {
+  test('run unnamed: they answer what the unmarked statement answers, and the session keeps no statement (nor plan) of theirs', async () => {
+    const ids = ['pr_ny', 'pr_phx', 'pr_missing'];
+    const marked = `${PLANNED_EACH_TIME_MARK} ${LOOKUP}`;
+    const kept = async (text: string) =>
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = ${text}`.execute(db)).rows[0]!.n;
+    for (let i = 0; i < 3; i++) {
+      const a = await db.executeQuery(CompiledQuery.raw(marked, ['sandbox', ids]));
+      expect(a.rows.length).toBe(2);
+      expect(a.rows).toEqual((await db.executeQuery(lookup(false, ids))).rows);
+    }
+    expect(await kept(LOOKUP)).toBe(1);
+    expect(await kept(marked)).toBe(0);
+    await expect(db.executeQuery(CompiledQuery.raw(`${PLANNED_EACH_TIME_MARK} ${FAILING}`, [0]))).rejects.toMatchObject({ code: '22012' });
+    expect(await mode()).toBe('auto');
   });
 });

@@ -2,7 +2,8 @@
  * Stored availability summaries (migration 0009; src/domain/availability/summary-store.ts,
  * summary-refresh.ts): the refresher writes what `directoryAvailability` computes,
  * listings serve a row only while it is younger than the listings' staleness (60 s), rows follow
- * deactivation and deletion, concurrent passes never compute a row twice, and the refresh job
+ * deactivation and deletion, concurrent passes never compute a row twice, a batch's write leaves
+ * out what changed since its read, and the refresh job
  * (src/jobs/availability-summary-refresh.ts) runs and stops.
  */
 import { sql } from 'kysely';
@@ -16,7 +17,8 @@ import {
   tryRefreshLock,
   REFRESH_OLDER_THAN_MS,
 } from '../../src/domain/availability/summary-refresh.js';
-import { readStoredSummaries } from '../../src/domain/availability/summary-store.js';
+import { readStoredSummaries, writeSummaries } from '../../src/domain/availability/summary-store.js';
+import { lockProviderSchedule } from '../../src/domain/practices/schedule/scope.js';
 import { loadProviderLocationViews } from '../../src/domain/directory/provider-location-view.js';
 import { LocalClock } from '../../src/domain/scheduling/local-time.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
@@ -158,7 +160,8 @@ describe('refreshAvailabilitySummaries', () => {
     expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(1000) })).toBe(0);
     expect(await storedIds()).toContain(id);
     const active = await activeIds();
-    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(REFRESH_OLDER_THAN_MS + 1) })).toBe(active.length);
+    // (One provider-location a slice: the deactivated one's row is deleted by its own slice's statement.)
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(REFRESH_OLDER_THAN_MS + 1), sliceSize: 1 })).toBe(active.length);
     expect(await storedIds()).toEqual(active);
     expect(await storedIds()).not.toContain(id);
 
@@ -190,6 +193,42 @@ describe('refreshAvailabilitySummaries', () => {
       expect(counts[0]! + counts[1]!).toBe(active.length);
       expect(await storedIds()).toEqual(active);
     }
+  });
+
+  test('a pass walks the provider-locations a slice at a time and the old rows a batch at a time, each once', async () => {
+    const active = await activeIds();
+    await t.db.deleteFrom('availability_summaries').execute();
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T, batchSize: 1, sliceSize: 2 })).toBe(active.length);
+    expect(await storedIds()).toEqual(active);
+    // Every second row old: those alone are refreshed, each once, whatever the batches.
+    const old = active.filter((_, i) => i % 2 === 0);
+    await t.db.updateTable('availability_summaries').set({ computed_at: at(-REFRESH_OLDER_THAN_MS - 1) }).where('env', '=', env()).where('provider_location_id', 'in', old).execute();
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T, batchSize: 2, sliceSize: 3 })).toBe(old.length);
+    const rows = await t.db.selectFrom('availability_summaries').select('computed_at').where('env', '=', env()).execute();
+    expect(rows.map((r) => new Date(r.computed_at).getTime())).toEqual(active.map(() => T.getTime()));
+  });
+
+  test("a batch's write leaves out a provider-location whose provider's calendar moved after the batch read it, and a row refreshed meanwhile", async () => {
+    await refreshAllAt(T);
+    const id = PL.a1nyc;
+    const { provider_id: providerId } = await t.db.selectFrom('provider_locations').select('provider_id').where('env', '=', env()).where('id', '=', id).executeTakeFirstOrThrow();
+    const version = async () =>
+      (await sql<{ v: string }>`SELECT coalesce((SELECT version::text FROM calendar_versions WHERE env = ${env()} AND provider_id = ${providerId}), '0') AS v`.execute(t.db)).rows[0]!.v;
+    const computedAt = async () => new Date((await t.db.selectFrom('availability_summaries').select('computed_at').where('env', '=', env()).where('provider_location_id', '=', id).executeTakeFirstOrThrow()).computed_at).getTime();
+    const summary = new Map([[id, (await allStored()).get(id)!]]);
+    const read = await version();
+    const opts = (v: string, replaceOlderThan: Date) => ({ replaceOlderThan, calendars: new Map([[id, { providerId, version: v }]]) });
+    // A practice's schedule change commits between the batch's read and its write.
+    await t.db.transaction().execute((trx) => lockProviderSchedule(trx, env(), providerId));
+    const moved = await version();
+    expect(moved).not.toBe(read);
+    expect(await writeSummaries(t.db, env(), at(REFRESH_OLDER_THAN_MS + 1), summary, opts(read, at(1)))).toBe(0);
+    expect(await computedAt()).toBe(T.getTime());
+    expect(await writeSummaries(t.db, env(), at(REFRESH_OLDER_THAN_MS + 1), summary, opts(moved, at(1)))).toBe(1);
+    expect(await computedAt()).toBe(at(REFRESH_OLDER_THAN_MS + 1).getTime());
+    // Another batch's write of a row this one found old: kept.
+    expect(await writeSummaries(t.db, env(), at(REFRESH_OLDER_THAN_MS + 2), summary, opts(moved, at(1)))).toBe(0);
+    expect(await computedAt()).toBe(at(REFRESH_OLDER_THAN_MS + 1).getTime());
   });
 
   test.runIf(testDatabaseUrl)('on PostgreSQL, a pass finding the environment locked by another process ends without writing', async () => {

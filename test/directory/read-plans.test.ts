@@ -6,7 +6,8 @@
  * and of the schedule data a reschedule, a calendar, availability lists and the summary refresh load
  * (one provider-location and 250; a day, a week and 90 days; with held time and without: its generic
  * plan serves every window and count, docs/performance.md, "The schedule data's plan"), and of
- * the context a booking reads when it keeps none for its provider-location and day. Every
+ * the context a booking reads when it keeps none for its provider-location and day, and of what a
+ * summary refresh pass lists (a slice of provider-locations, the oldest rows). Every
  * provider has booked (held) time and time off, some provider-locations calendar timeslots, and each
  * its practice's setting of a visit reason (read with the durations).
  * On a generated directory of a few thousand provider-locations, analysed as every import leaves
@@ -31,6 +32,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
+import { missingInSlice, oldestRows } from '../../src/domain/availability/summary-due.js';
 import { refreshAvailabilitySummaries } from '../../src/domain/availability/summary-refresh.js';
 import { createDeveloper, type NewDeveloper } from '../../src/domain/developers/create-developer.js';
 import type { DirectoryDocument } from '../../src/domain/directory/document.js';
@@ -60,6 +62,7 @@ const READS = [
   'availability of one provider-location again (its schedule data kept)',
   'provider-location contexts (one, and 50)', 'schedule data (one provider-location and 250; a day, a week, 90 days)',
   'visit reason durations (one provider-location, and 50)', 'booking context (a cold booking, with an insurance plan and without)',
+  'summary refresh listings (a slice of provider-locations, the oldest rows)',
 ] as const;
 /**
  * Reads whose unmarked statements are explained twice: planned for their values, and with their
@@ -269,6 +272,14 @@ async function planReads(): Promise<Map<Read, Statement[]>> {
         expect(ctx.schedule.pushed.get(plId(at))?.length ?? 0).toBeGreaterThan(0);
         expect(ctx.schedule.timeOff.size).toBeGreaterThan(0);
         await loadBookingContext(db, principal, { ...where, insurancePlanId: doc.insurance_plans![0]!.id });
+      },
+      // What a summary refresh pass lists (src/domain/availability/summary-due.ts): the first slice of
+      // the environment's provider-locations (none missing here; nothing deleted: the cutoff is the
+      // epoch), and the oldest batch of rows (all are older than a cutoff an hour ahead).
+      'summary refresh listings (a slice of provider-locations, the oldest rows)': async () => {
+        const slice = await missingInSlice(db, config.appEnv, '', new Date(0));
+        expect(slice.last).not.toBeNull();
+        expect((await oldestRows(db, config.appEnv, new Date(Date.now() + 3_600_000), undefined, 250)).length).toBe(250);
       },
     };
     const urls: Partial<Record<Read, string>> = {

@@ -7,13 +7,14 @@
  * Only single statements with parameters are named: pg sends a parameterless text through the
  * simple protocol, which is what multi-statement scripts (migrations) need. The number of distinct
  * names is bounded per process, so texts that vary (`IN` lists of every length) cannot grow the
- * server's per-connection statement cache without limit: past the bound, statements run unnamed.
+ * server's per-connection statement cache without limit: past the bound, statements run unnamed, as
+ * do texts marked to be planned each time (src/db/generic-plan.ts).
  * Off with `DATABASE_PREPARED_STATEMENTS=false` (e.g. behind a transaction-pooling PgBouncer older
  * than 1.21, which cannot keep prepared statements).
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { wantsGenericPlan } from '../generic-plan.js';
+import { wantsGenericPlan, wantsPlanEachTime } from '../generic-plan.js';
 import { queryWithGenericPlan } from './generic-plan-query.js';
 
 /** Statement texts longer than this run unnamed (they are rare and their plans are the least reusable). */
@@ -27,7 +28,7 @@ export class StatementNames {
   /** The name for `text`, or undefined when it should run unnamed. */
   nameFor(text: string): string | undefined {
     const known = this.#names.get(text);
-    if (known !== undefined || text.length > MAX_TEXT_LENGTH || this.#names.size >= this.maxNames) return known;
+    if (known !== undefined || text.length > MAX_TEXT_LENGTH || this.#names.size >= this.maxNames || wantsPlanEachTime(text)) return known;
     const name = `cb_${createHash('sha1').update(text).digest('base64url')}`;
     this.#names.set(text, name);
     return name;

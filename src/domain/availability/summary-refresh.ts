@@ -5,15 +5,27 @@
  * "Performance notes").
  *
  * `refreshAvailabilitySummaries` is one pass; the refresh job (src/jobs/availability-summary-refresh.ts)
- * runs passes in a loop. A pass lists the provider-locations whose row is missing or older than
- * `olderThanMs` (missing first, then oldest first), then takes them in batches of `batchSize`:
- * each batch is one short transaction that takes the environment's advisory lock
- * (`pg_try_advisory_xact_lock`), re-reads which of its provider-locations still need a summary,
- * computes them with `directoryAvailabilityOfRows` (no memo) and upserts them in one statement. So two
- * processes never compute the same rows at once: one that finds the lock taken ends its pass (the
- * other process is refreshing the environment), and a batch never recomputes what another batch
- * committed meanwhile. The pass yields to the event loop between batches. On PGlite (one process,
- * one session) the transactions already run one at a time; the re-read does the rest.
+ * runs passes in a loop. A pass keeps one connection, and on it the environment's refresh lock (a
+ * session-level advisory lock, `pg_try_advisory_lock`): a pass that finds the lock taken ends at
+ * once (another process is refreshing the environment), so two processes never compute the same
+ * rows. Then, missing rows first and then the oldest (summary-due.ts):
+ * 1. it walks the environment's provider-locations in key order, a slice per statement: each
+ *    statement deletes the slice's rows of deactivated provider-locations older than `olderThanMs`
+ *    and lists its active provider-locations without a row;
+ * 2. it lists the rows older than `olderThanMs`, oldest first, a batch per statement, each row at
+ *    most once a pass.
+ * Each batch of `batchSize` re-reads which of its provider-locations are active and still need a
+ * summary, with their provider's calendar version (migration 0010), computes them
+ * (`directoryAvailabilityOfRows`, no memo) and writes them in one statement (`writeSummaries`)
+ * that leaves out a provider-location whose provider's calendar moved meanwhile (a practice's
+ * schedule change deletes the row in the transaction that moves the version,
+ * src/domain/practices/schedule/stranded.ts) and any row refreshed meanwhile.
+ *
+ * There is no transaction: every statement holds the embedded engine for itself alone, never across
+ * the computation or another statement (issue #20 §5; docs/performance.md, "The summary refresh in
+ * slices"), and the pass yields to the event loop between batches. Every statement of a pass is
+ * planned each time (src/db/generic-plan.ts, `plannedEachTime`): a pass fills the table its
+ * statements read, and a plan kept from its first executions was made on the table as it was then.
  *
  * Rows of provider-locations that became inactive are deleted once they are older than
  * `olderThanMs` (until then they are within the staleness listings allow, and listings show only
@@ -21,17 +33,19 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { plannedEachTime } from '../../db/generic-plan.js';
 import type { Env } from '../../db/schema.js';
 import { LocalClock } from '../scheduling/local-time.js';
 import { yieldToEventLoop } from '../../lib/time-slice.js';
 import { weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
 import { directoryAvailabilityOfRows, type AvailabilityInputRow } from './directory-availability.js';
+import { missingInSlice, oldestRows } from './summary-due.js';
 import { writeSummaries } from './summary-store.js';
 import { schemaLockId } from '../../db/advisory-locks.js';
 
 /** Default age (ms) past which a pass recomputes a row: well within the 60 s that listings serve (`MAX_SUMMARY_TTL_MS`). */
 export const REFRESH_OLDER_THAN_MS = 40_000;
-/** Default provider-locations per batch (one transaction, ~10–20 ms of computation). */
+/** Default provider-locations per batch (~10–20 ms of computation). */
 export const REFRESH_BATCH_SIZE = 250;
 
 export interface RefreshOptions {
@@ -42,54 +56,54 @@ export interface RefreshOptions {
   olderThanMs?: number;
   /** Provider-locations per batch (default `REFRESH_BATCH_SIZE`). */
   batchSize?: number;
+  /** Provider-locations per listing statement of missing rows (default `DUE_SLICE`). */
+  sliceSize?: number;
   /** Aborted: the pass ends after the batch in progress. */
   signal?: AbortSignal;
 }
 
-/** The name of the advisory lock a batch of `env` holds (the lock itself is this schema's: `schemaLockId`). */
+/** The name of the advisory lock a pass of `env` holds (the lock itself is this schema's: `schemaLockId`). */
 export function refreshLockKey(env: Env): string {
   return `carebook.availability_summaries.${env}`;
 }
 
-/** Takes the refresh lock of `env` in this schema for the rest of the transaction, if free (see `refreshLockKey`). */
+/** Takes the refresh lock of `env` in this schema for the rest of the transaction `trx`, if free (another process's hold, in tests). */
 export async function tryRefreshLock(trx: Db, env: Env): Promise<boolean> {
   const lock = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${schemaLockId(refreshLockKey(env))}) AS locked`.execute(trx);
   return lock.rows[0]?.locked === true;
 }
 
-/** The environment's provider-locations needing a summary at `cutoff`: missing first, then oldest first. */
-async function candidates(db: Db, env: Env, cutoff: Date): Promise<string[]> {
-  // Old rows by the `availability_summaries_age` index range; missing ones by an anti-join with the
-  // provider-location primary key (both index scans, a few ms per 10,000 provider-locations).
-  const { rows } = await sql<{ id: string }>`
-    SELECT id FROM (
-      SELECT pl.id, NULL::timestamptz AS computed_at
-      FROM provider_locations pl
-      WHERE pl.env = ${env} AND pl.active
-        AND NOT EXISTS (SELECT 1 FROM availability_summaries s WHERE s.env = pl.env AND s.provider_location_id = pl.id)
-      UNION ALL
-      SELECT s.provider_location_id, s.computed_at
-      FROM availability_summaries s
-      WHERE s.env = ${env} AND s.computed_at < ${cutoff}
-    ) c
-    ORDER BY computed_at NULLS FIRST, id`.execute(db);
-  return rows.map((r) => r.id);
+/** A batch's provider-location as `directoryAvailabilityOfRows` needs it, with its provider's calendar version ("0" before any change). */
+interface RefreshRow extends AvailabilityInputRow {
+  cv: string;
 }
 
 /** What `directoryAvailabilityOfRows` needs of those of `ids` that are active and still need a summary at `cutoff`. */
-async function inputRows(db: Db, env: Env, ids: string[], cutoff: Date): Promise<AvailabilityInputRow[]> {
+async function inputRows(db: Db, env: Env, ids: string[], cutoff: Date): Promise<RefreshRow[]> {
   // The row's age is a correlated subquery on purpose: looked up by primary key per provider-location
-  // whatever the plan (a join may be planned, and cached, as a scan of the whole table).
-  const { rows } = await sql<AvailabilityInputRow>`
+  // (a join may be planned as a scan of the whole table). The calendar version is read before the
+  // schedule is: the write leaves the row out if it has moved since.
+  const { rows } = await plannedEachTime(sql<RefreshRow>`
     SELECT pl.id, pl.provider_id, pl.location_id, l.time_zone, p.visit_reason_ids, p.default_visit_reason_id,
-      (SELECT ${weeklyBlocksAggSql()} FROM weekly_schedules ws WHERE ws.env = pl.env AND ws.provider_location_id = pl.id) AS blocks
+      (SELECT ${weeklyBlocksAggSql()} FROM weekly_schedules ws WHERE ws.env = pl.env AND ws.provider_location_id = pl.id) AS blocks,
+      coalesce((SELECT v.version::text FROM calendar_versions v WHERE v.env = pl.env AND v.provider_id = pl.provider_id), '0') AS cv
     FROM provider_locations pl
     JOIN providers p ON p.env = pl.env AND p.id = pl.provider_id
     JOIN locations l ON l.env = pl.env AND l.id = pl.location_id
     WHERE pl.env = ${env} AND pl.id = ANY(${ids}::text[]) AND pl.active
       AND coalesce((SELECT s.computed_at FROM availability_summaries s WHERE s.env = pl.env AND s.provider_location_id = pl.id),
-                   '-infinity') < ${cutoff}`.execute(db);
+                   '-infinity') < ${cutoff}`).execute(db);
   return rows;
+}
+
+/** One batch (see the module comment): how many summaries it wrote. */
+async function refreshBatch(db: Db, env: Env, ids: string[], now: Date, olderThanMs: number, clock: LocalClock): Promise<number> {
+  const cutoff = new Date(now.getTime() - olderThanMs);
+  const rows = await inputRows(db, env, ids, cutoff);
+  if (rows.length === 0) return 0;
+  const summaries = await directoryAvailabilityOfRows(db, { env, rows, now, clock });
+  const calendars = new Map(rows.map((r) => [r.id, { providerId: r.provider_id, version: r.cv }]));
+  return writeSummaries(db, env, now, summaries, { replaceOlderThan: cutoff, calendars });
 }
 
 /**
@@ -97,38 +111,53 @@ async function inputRows(db: Db, env: Env, ids: string[], cutoff: Date): Promise
  * every row was young enough, or when another process holds the environment's refresh lock.
  */
 export async function refreshAvailabilitySummaries(db: Db, opts: RefreshOptions): Promise<number> {
+  const lockId = schemaLockId(refreshLockKey(opts.env));
+  return db.connection().execute(async (conn) => {
+    const lock = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${lockId}) AS locked`.execute(conn);
+    if (lock.rows[0]?.locked !== true) return 0;
+    try {
+      return await pass(conn, opts);
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${lockId})`.execute(conn);
+    }
+  });
+}
+
+/** The pass itself, on the connection holding the lock. */
+async function pass(db: Db, opts: RefreshOptions): Promise<number> {
   const { env } = opts;
   const olderThanMs = opts.olderThanMs ?? REFRESH_OLDER_THAN_MS;
   const batchSize = Math.max(1, opts.batchSize ?? REFRESH_BATCH_SIZE);
   const now = opts.now;
   const at = (): Date => (now === undefined ? new Date() : typeof now === 'function' ? now() : now);
   const clock = new LocalClock();
-
-  const start = at();
-  const cutoff = new Date(start.getTime() - olderThanMs);
-  // Rows of deactivated provider-locations, once past the age at which they would be refreshed.
-  await sql`
-    DELETE FROM availability_summaries s USING provider_locations pl
-    WHERE s.env = ${env} AND s.computed_at < ${cutoff} AND pl.env = s.env AND pl.id = s.provider_location_id AND NOT pl.active`.execute(db);
-  const ids = await candidates(db, env, cutoff);
+  const cutoff = new Date(at().getTime() - olderThanMs);
 
   let refreshed = 0;
-  for (let i = 0; i < ids.length; i += batchSize) {
-    if (opts.signal?.aborted) break;
-    if (i > 0) await yieldToEventLoop();
-    const batch = ids.slice(i, i + batchSize);
-    const done = await db.transaction().execute(async (trx) => {
-      if (!(await tryRefreshLock(trx, env))) return undefined;
-      const batchNow = at();
-      const rows = await inputRows(trx, env, batch, new Date(batchNow.getTime() - olderThanMs));
-      if (rows.length === 0) return 0;
-      const summaries = await directoryAvailabilityOfRows(trx, { env, rows, now: batchNow, clock });
-      await writeSummaries(trx, env, batchNow, summaries);
-      return summaries.size;
-    });
-    // Another process is refreshing this environment: it will finish the pass.
-    if (done === undefined) break;
-    refreshed += done;
+  let batches = 0;
+  /** Refreshes `ids` a batch at a time; false once the pass is to end. */
+  const refresh = async (ids: string[]): Promise<boolean> => {
+    for (let i = 0; i < ids.length; i += batchSize) {
+      if (opts.signal?.aborted) return false;
+      if (batches++ > 0) await yieldToEventLoop();
+      refreshed += await refreshBatch(db, env, ids.slice(i, i + batchSize), at(), olderThanMs, clock);
+    }
+    return true;
+  };
+
+  // Missing rows first (and deactivated provider-locations' old rows deleted), a slice at a time.
+  for (let after = ''; ; ) {
+    const slice = await missingInSlice(db, env, after, cutoff, opts.sliceSize);
+    if (slice.last === null) break;
+    after = slice.last;
+    if (!(await refresh(slice.missing))) return refreshed;
+  }
+  // Then the oldest rows, a batch at a time, each at most once.
+  for (let from: { at: string; id: string } | undefined; ; ) {
+    const due = await oldestRows(db, env, cutoff, from, batchSize);
+    if (due.length === 0) break;
+    from = due[due.length - 1]!;
+    if (!(await refresh(due.map((r) => r.id)))) return refreshed;
   }
   return refreshed;
 }

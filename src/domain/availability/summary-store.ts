@@ -106,24 +106,42 @@ export async function readStoredSummaries(
 
 /**
  * Writes `summaries` (computed for `computedAt`) as the rows of their provider-locations of `env`,
- * in one statement; a row already holding a summary computed for a later instant is kept.
+ * in one statement; returns how many it wrote. It leaves out a provider-location whose provider's
+ * calendar version is no longer the one `calendars` gives (read before its schedule was: the
+ * schedule may have changed since, docs/scheduling.md, "Races"; the version's row is taken `FOR
+ * SHARE`, so a change in progress is waited for and then seen), and replaces only rows computed
+ * before `replaceOlderThan` (a row another pass wrote meanwhile stays).
  */
-export async function writeSummaries(db: Db, env: Env, computedAt: Date, summaries: Map<string, AvailabilitySummary>): Promise<void> {
-  if (summaries.size === 0) return;
-  const records = [...summaries].map(([id, s]) => ({
-    id,
-    nn: s.new.next_available_utc ?? null,
-    n28: s.new.next_28_days,
-    en: s.existing.next_available_utc ?? null,
-    e28: s.existing.next_28_days,
-    fd: s.first_availability_date_in_provider_local_time ?? null,
-    vr: s.default_visit_reason_id ?? null,
-  }));
-  await sql`
+export async function writeSummaries(
+  db: Db,
+  env: Env,
+  computedAt: Date,
+  summaries: Map<string, AvailabilitySummary>,
+  opts: { replaceOlderThan: Date; calendars: Map<string, { providerId: string; version: string }> },
+): Promise<number> {
+  if (summaries.size === 0) return 0;
+  const records = [...summaries].map(([id, s]) => {
+    const calendar = opts.calendars.get(id);
+    if (!calendar) throw new Error(`writeSummaries: no calendar version for ${id}`);
+    return {
+      id,
+      nn: s.new.next_available_utc ?? null,
+      n28: s.new.next_28_days,
+      en: s.existing.next_available_utc ?? null,
+      e28: s.existing.next_28_days,
+      fd: s.first_availability_date_in_provider_local_time ?? null,
+      vr: s.default_visit_reason_id ?? null,
+      pid: calendar.providerId,
+      cv: calendar.version,
+    };
+  });
+  // Kept plans serve it (the summaries are reached through the conflict's unique index alone).
+  const { rows } = await sql<{ id: string }>`
     INSERT INTO availability_summaries AS s (env, provider_location_id, computed_at, new_next_available_utc, new_next_28_days,
       existing_next_available_utc, existing_next_28_days, first_availability_date, default_visit_reason_id)
     SELECT ${env}, r.id, ${computedAt}, r.nn, r.n28, r.en, r.e28, r.fd::date, r.vr
-    FROM json_to_recordset(${JSON.stringify(records)}::json) AS r(id text, nn text, n28 text, en text, e28 text, fd text, vr text)
+    FROM json_to_recordset(${JSON.stringify(records)}::json) AS r(id text, nn text, n28 text, en text, e28 text, fd text, vr text, pid text, cv text)
+    WHERE coalesce((SELECT v.version FROM calendar_versions v WHERE v.env = ${env} AND v.provider_id = r.pid FOR SHARE), 0) = r.cv::bigint
     ON CONFLICT (env, provider_location_id) DO UPDATE SET
       computed_at = excluded.computed_at,
       new_next_available_utc = excluded.new_next_available_utc,
@@ -132,5 +150,7 @@ export async function writeSummaries(db: Db, env: Env, computedAt: Date, summari
       existing_next_28_days = excluded.existing_next_28_days,
       first_availability_date = excluded.first_availability_date,
       default_visit_reason_id = excluded.default_visit_reason_id
-    WHERE s.computed_at < excluded.computed_at`.execute(db);
+    WHERE s.computed_at < ${opts.replaceOlderThan}
+    RETURNING s.provider_location_id AS id`.execute(db);
+  return rows.length;
 }
