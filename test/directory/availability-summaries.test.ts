@@ -2,8 +2,8 @@
  * Stored availability summaries (migration 0009; src/domain/availability/summary-store.ts,
  * summary-refresh.ts): the refresher writes what `directoryAvailability` computes,
  * listings serve a row only while it is younger than the listings' staleness (60 s), rows follow
- * deactivation and deletion, concurrent passes never compute a row twice, a batch's write leaves
- * out what changed since its read, and the refresh job
+ * deactivation and deletion, concurrent passes never write a row twice, a batch's write leaves
+ * out what changed since its read (a schedule change held open during a pass included), and the refresh job
  * (src/jobs/availability-summary-refresh.ts) runs and stops.
  */
 import { sql } from 'kysely';
@@ -182,7 +182,7 @@ describe('refreshAvailabilitySummaries', () => {
     expect(await storedIds()).toEqual(await activeIds());
   });
 
-  test('two concurrent passes compute every row once and do not fail', async () => {
+  test('two concurrent passes write every row once and do not fail', async () => {
     const active = await activeIds();
     for (let round = 0; round < 3; round++) {
       await t.db.deleteFrom('availability_summaries').execute();
@@ -229,6 +229,40 @@ describe('refreshAvailabilitySummaries', () => {
     // Another batch's write of a row this one found old: kept.
     expect(await writeSummaries(t.db, env(), at(REFRESH_OLDER_THAN_MS + 2), summary, opts(moved, at(1)))).toBe(0);
     expect(await computedAt()).toBe(at(REFRESH_OLDER_THAN_MS + 1).getTime());
+  });
+
+  test("a pass during a practice's schedule change never leaves a summary of the schedule before it", async () => {
+    // The change (time off over all of pr_a1's next 120 days) is saved in a transaction held open
+    // while a pass recomputes every row. On PostgreSQL the pass reads the schedule before the change
+    // and computes from it, and its write of pr_a1's rows then waits for the change (the version's row
+    // `FOR SHARE`) and leaves them out; without that, it would write them once the change commits,
+    // from the schedule before it. On PGlite the transaction holds the engine: the pass runs after it.
+    const now = at(REFRESH_OLDER_THAN_MS + 1);
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const mine = [PL.a1nyc, PL.a1bk];
+    await refreshAllAt(T);
+    let pass: Promise<number> | undefined;
+    await t.db.transaction().execute(async (trx) => {
+      await lockProviderSchedule(trx, env(), 'pr_a1');
+      await trx.insertInto('time_off')
+        .values({ id: 'to_during_pass', env: env(), practice_id: 'pt_a', provider_id: 'pr_a1', start_date: day(now.getTime() - 2 * 86_400_000), end_date: day(now.getTime() + 120 * 86_400_000) })
+        .execute();
+      await trx.deleteFrom('availability_summaries').where('env', '=', env()).where('provider_location_id', 'in', mine).execute();
+      pass = refreshAvailabilitySummaries(t.db, { env: env(), now, batchSize: 1 });
+      // PostgreSQL: commit only once the pass waits for this transaction.
+      if (testDatabaseUrl) {
+        await waitFor(async () => (await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO availability_summaries AS s%'`.execute(t.db)).rows[0]!.n > 0);
+      }
+    });
+    await pass;
+    const fresh = await directoryAvailability(t.db, { env: env(), providerLocationIds: mine, now });
+    expect(fresh.get(PL.a1nyc)!.new.next_28_days).toBe('none');
+    const stored = await allStored();
+    for (const id of mine) expect(stored.get(id) ?? fresh.get(id), id).toEqual(fresh.get(id));
+    await t.db.deleteFrom('time_off').where('id', '=', 'to_during_pass').execute();
+    await refreshAllAt(T);
   });
 
   test.runIf(testDatabaseUrl)('on PostgreSQL, a pass finding the environment locked by another process ends without writing', async () => {

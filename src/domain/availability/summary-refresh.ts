@@ -23,9 +23,10 @@
  *
  * There is no transaction: every statement holds the embedded engine for itself alone, never across
  * the computation or another statement (issue #20 §5; docs/performance.md, "The summary refresh in
- * slices"), and the pass yields to the event loop between batches. Every statement of a pass is
- * planned each time (src/db/generic-plan.ts, `plannedEachTime`): a pass fills the table its
- * statements read, and a plan kept from its first executions was made on the table as it was then.
+ * slices"), and the pass yields to the event loop between batches. Its reads of
+ * `availability_summaries` are planned each time (src/db/generic-plan.ts, `plannedEachTime`): a pass
+ * fills the table they read, and a plan kept from their first executions was made on the table as
+ * it was then.
  *
  * Rows of provider-locations that became inactive are deleted once they are older than
  * `olderThanMs` (until then they are within the staleness listings allow, and listings show only
