@@ -22,7 +22,7 @@
  *    to do; timed, with its CPU time): the steady state of a service with its worker, the cold figure
  *    compared with the goal (< 300 ms on PostgreSQL).
  * The returned scenarios then measure the 50k directory in steady state, each row followed by the
- * same series with the 5k directory's same read in alternating batches (`pairedSeries`): the two
+ * same series with the 5k directory's same read in alternating batches (`timedSeries`): the two
  * directories at the same moment, whose p50s are compared (goal: within 1.5×). The 5k directory's series from before the
  * large import is printed beside them, not judged: from then to the large directory the ratio also
  * holds what changed in between (the environment's new rows near a ZIP, the process, the host;
@@ -231,7 +231,7 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
     smallItems.set(s.name, first.items);
     const r = await measure(s.name, `${ctx.baseUrl}${s.path}`, s, opts);
     smallP50.set(s.name, r.p50);
-    smallSeries.set(s.name, await timedSeries(`${ctx.baseUrl}${s.path}`, small.headers));
+    smallSeries.set(s.name, (await timedSeries([{ url: `${ctx.baseUrl}${s.path}`, headers: small.headers }]))[0]!);
     say(`at ${small.pls}: ${s.name}: first request ${ms(smallCold.get(s.name)!)}, p50 ${r.p50} ms (autocannon), ${fine(percentile(smallSeries.get(s.name)!, 50))} (${smallSeries.get(s.name)!.length} sequential)`);
   }
 
@@ -274,20 +274,20 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
   say(`steady state at ${large.pls}, summaries stored: schedulable_entities page_size=10000 cold (pages ${coldPages.join(', ')}) median ${ms(median(coldEntities))}`);
   // The same series at the large size, each right after the read's autocannon row as at the small size,
   // with a control at the same moment: the small directory's same read, the two directories' requests
-  // in alternating batches (`pairedSeries`), so that both meet the same phases of the host and the
+  // in alternating batches (`timedSeries`), so that both meet the same phases of the host and the
   // same state of the process, and the ratio holds the directory's size alone.
   const largeSeries = new Map<string, number[]>();
   const smallLater = new Map<string, number[]>();
   const withSeries = largeReads.map((s, i) => ({
     ...s,
     after: async () => {
-      const paired = await pairedSeries(
+      const [largeTimes, smallTimes] = await timedSeries([
         { url: `${ctx.baseUrl}${s.path}`, headers: large.headers },
         { url: `${ctx.baseUrl}${smallReads[i]!.path}`, headers: small.headers },
-      );
-      largeSeries.set(s.name, paired.a);
-      smallLater.set(s.name, paired.b);
-      say(`at ${large.pls}: ${s.name}: ${fine(percentile(paired.a, 50))} (${paired.a.length} sequential); the ${small.pls} directory's, in alternating batches: ${fine(percentile(paired.b, 50))}`);
+      ]);
+      largeSeries.set(s.name, largeTimes!);
+      smallLater.set(s.name, smallTimes!);
+      say(`at ${large.pls}: ${s.name}: ${fine(percentile(largeTimes!, 50))} (${largeTimes!.length} sequential); the ${small.pls} directory's, in alternating batches: ${fine(percentile(smallTimes!, 50))}`);
     },
   }));
 
@@ -353,52 +353,28 @@ export async function directoryScenarios(ctx: BenchContext): Promise<{ scenarios
 const SERIES = { warmUp: 5, batch: 10, min: 10, max: 200, budgetMs: 2000 };
 
 /**
- * Sequential GETs of one read over one keep-alive connection from its own worker thread
- * (bench/timed-gets.ts), after a few unmeasured ones: wall times in ms at microsecond resolution.
- * The scaling comparison is judged on these, because autocannon reports whole milliseconds, too
- * coarse for reads of 1–2 ms.
+ * Sequential GETs of one read, or of several in alternating batches of `SERIES.batch` (a, b, a, b,
+ * …; one request at a time in all), each over its own keep-alive connection from its own worker
+ * thread (bench/timed-gets.ts), after a few unmeasured ones of each: wall times in ms at microsecond
+ * resolution, one list per read, at least `SERIES.min` and at most `SERIES.max` each, more until the
+ * budget (per read) has passed. The scaling comparison is judged on these, because autocannon
+ * reports whole milliseconds, too coarse for reads of 1–2 ms; and on reads in alternating batches
+ * because this host's speed changes by up to 2× within seconds (docs/investigations.md): two series
+ * timed one after the other compare two moments as much as two reads.
  */
-async function timedSeries(url: string, headers: Record<string, string>): Promise<number[]> {
-  const client = new TimedGets();
+async function timedSeries(reads: { url: string; headers: Record<string, string> }[]): Promise<number[][]> {
+  const clients = reads.map(() => new TimedGets());
   try {
-    await client.get(Array.from({ length: SERIES.warmUp }, () => url), headers);
-    const times: number[] = [];
+    const batch = (url: string, n: number) => Array.from({ length: n }, () => url);
+    for (const [i, r] of reads.entries()) await clients[i]!.get(batch(r.url, SERIES.warmUp), r.headers);
+    const times = reads.map((): number[] => []);
     const t0 = performance.now();
-    while (times.length < SERIES.max && (times.length < SERIES.min || performance.now() - t0 < SERIES.budgetMs)) {
-      times.push(...(await client.get(Array.from({ length: SERIES.batch }, () => url), headers)));
+    while (times[0]!.length < SERIES.max && (times[0]!.length < SERIES.min || performance.now() - t0 < reads.length * SERIES.budgetMs)) {
+      for (const [i, r] of reads.entries()) times[i]!.push(...(await clients[i]!.get(batch(r.url, SERIES.batch), r.headers)));
     }
     return times;
   } finally {
-    await client.close();
-  }
-}
-
-/**
- * Sequential GETs of two reads over one keep-alive connection each (a worker thread each, bench/timed-gets.ts),
- * in alternating batches of `SERIES.batch` (a, b, a, b, …; one request at a time in all), after a few
- * unmeasured ones of each, until both have `SERIES.min` and the budget has passed, at most
- * `SERIES.max` each. This host's speed changes by up to 2× within seconds (docs/investigations.md):
- * two series timed one after the other compare two moments as much as two reads; batches of a few
- * tens of milliseconds in turn see the same moments.
- */
-async function pairedSeries(a: { url: string; headers: Record<string, string> }, b: { url: string; headers: Record<string, string> }): Promise<{ a: number[]; b: number[] }> {
-  const ca = new TimedGets();
-  const cb = new TimedGets();
-  try {
-    const batch = (x: { url: string }, n: number) => Array.from({ length: n }, () => x.url);
-    await ca.get(batch(a, SERIES.warmUp), a.headers);
-    await cb.get(batch(b, SERIES.warmUp), b.headers);
-    const ta: number[] = [];
-    const tb: number[] = [];
-    const t0 = performance.now();
-    while (ta.length < SERIES.max && (ta.length < SERIES.min || performance.now() - t0 < 2 * SERIES.budgetMs)) {
-      ta.push(...(await ca.get(batch(a, SERIES.batch), a.headers)));
-      tb.push(...(await cb.get(batch(b, SERIES.batch), b.headers)));
-    }
-    return { a: ta, b: tb };
-  } finally {
-    await ca.close();
-    await cb.close();
+    await Promise.all(clients.map((c) => c.close()));
   }
 }
 

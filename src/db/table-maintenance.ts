@@ -18,7 +18,7 @@
  */
 import { sql } from 'kysely';
 import type { Db, DatabaseHandle } from './database.js';
-import { schemaLockId } from './advisory-locks.js';
+import { withSessionLock } from './advisory-locks.js';
 
 /** autovacuum_analyze_threshold and _scale_factor (PostgreSQL defaults). */
 export const ANALYZE_THRESHOLD = 50;
@@ -70,20 +70,15 @@ export async function tablesNeedingMaintenance(db: Db): Promise<TableMaintenance
  * Returns what it did (empty when nothing was due or another process holds the lock).
  */
 export async function maintainTables(db: Db): Promise<TableMaintenance[]> {
-  return db.connection().execute(async (conn) => {
-    const lock = sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${schemaLockId('carebook.table_maintenance')}) AS locked`;
-    if (!(await lock.execute(conn)).rows[0]?.locked) return [];
-    try {
-      const due = await tablesNeedingMaintenance(conn);
-      const schema = (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(conn)).rows[0]!.schema;
-      for (const t of due) {
-        // VACUUM cannot run inside a transaction block; on a pooled connection outside one it is its own statement.
-        if (t.vacuum) await sql`VACUUM (ANALYZE, SKIP_LOCKED) ${sql.id(schema, t.table)}`.execute(conn);
-        else await sql`ANALYZE (SKIP_LOCKED) ${sql.id(schema, t.table)}`.execute(conn);
-      }
-      return due;
-    } finally {
-      await sql`SELECT pg_advisory_unlock(${schemaLockId('carebook.table_maintenance')})`.execute(conn);
+  const done = await withSessionLock(db, 'carebook.table_maintenance', async (conn) => {
+    const due = await tablesNeedingMaintenance(conn);
+    const schema = (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(conn)).rows[0]!.schema;
+    for (const t of due) {
+      // VACUUM cannot run inside a transaction block; on a pooled connection outside one it is its own statement.
+      if (t.vacuum) await sql`VACUUM (ANALYZE, SKIP_LOCKED) ${sql.id(schema, t.table)}`.execute(conn);
+      else await sql`ANALYZE (SKIP_LOCKED) ${sql.id(schema, t.table)}`.execute(conn);
     }
+    return due;
   });
+  return done ?? [];
 }

@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AvailabilityCache, MAX_SUMMARY_TTL_MS } from '../../src/domain/availability/summary-cache.js';
 import { directoryAvailability } from '../../src/domain/availability/directory-availability.js';
 import type { AvailabilitySummary } from '../../src/domain/availability/summaries.js';
+import { withSessionLock } from '../../src/db/advisory-locks.js';
 import {
   refreshAvailabilitySummaries,
-  tryRefreshLock,
+  refreshLockKey,
   REFRESH_OLDER_THAN_MS,
 } from '../../src/domain/availability/summary-refresh.js';
 import { readStoredSummaries, writeSummaries } from '../../src/domain/availability/summary-store.js';
@@ -267,11 +268,13 @@ describe('refreshAvailabilitySummaries', () => {
 
   test.runIf(testDatabaseUrl)('on PostgreSQL, a pass finding the environment locked by another process ends without writing', async () => {
     await t.db.deleteFrom('availability_summaries').execute();
-    await t.db.transaction().execute(async (trx) => {
-      expect(await tryRefreshLock(trx, env())).toBe(true);
+    // Another process's pass: the same lock, held by another session.
+    const held = await withSessionLock(t.db, refreshLockKey(env()), async () => {
       expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe(0);
       expect(await storedIds()).toEqual([]);
+      return true;
     });
+    expect(held).toBe(true);
     expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe((await activeIds()).length);
   });
 
@@ -279,10 +282,11 @@ describe('refreshAvailabilitySummaries', () => {
     const other = await freshDatabase();
     try {
       await t.db.deleteFrom('availability_summaries').execute();
-      await other.db.transaction().execute(async (trx) => {
-        expect(await tryRefreshLock(trx, env())).toBe(true);
+      const held = await withSessionLock(other.db, refreshLockKey(env()), async () => {
         expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe((await activeIds()).length);
+        return true;
       });
+      expect(held).toBe(true);
     } finally {
       await other.close();
     }

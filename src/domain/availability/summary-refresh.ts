@@ -42,7 +42,7 @@ import { weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
 import { directoryAvailabilityOfRows, type AvailabilityInputRow } from './directory-availability.js';
 import { missingInSlice, oldestRows } from './summary-due.js';
 import { writeSummaries } from './summary-store.js';
-import { schemaLockId } from '../../db/advisory-locks.js';
+import { withSessionLock } from '../../db/advisory-locks.js';
 
 /** Default age (ms) past which a pass recomputes a row: well within the 60 s that listings serve (`MAX_SUMMARY_TTL_MS`). */
 export const REFRESH_OLDER_THAN_MS = 40_000;
@@ -66,12 +66,6 @@ export interface RefreshOptions {
 /** The name of the advisory lock a pass of `env` holds (the lock itself is this schema's: `schemaLockId`). */
 export function refreshLockKey(env: Env): string {
   return `carebook.availability_summaries.${env}`;
-}
-
-/** Takes the refresh lock of `env` in this schema for the rest of the transaction `trx`, if free (another process's hold, in tests). */
-export async function tryRefreshLock(trx: Db, env: Env): Promise<boolean> {
-  const lock = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${schemaLockId(refreshLockKey(env))}) AS locked`.execute(trx);
-  return lock.rows[0]?.locked === true;
 }
 
 /** A batch's provider-location as `directoryAvailabilityOfRows` needs it, with its provider's calendar version ("0" before any change). */
@@ -112,16 +106,7 @@ async function refreshBatch(db: Db, env: Env, ids: string[], now: Date, olderTha
  * every row was young enough, or when another process holds the environment's refresh lock.
  */
 export async function refreshAvailabilitySummaries(db: Db, opts: RefreshOptions): Promise<number> {
-  const lockId = schemaLockId(refreshLockKey(opts.env));
-  return db.connection().execute(async (conn) => {
-    const lock = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${lockId}) AS locked`.execute(conn);
-    if (lock.rows[0]?.locked !== true) return 0;
-    try {
-      return await pass(conn, opts);
-    } finally {
-      await sql`SELECT pg_advisory_unlock(${lockId})`.execute(conn);
-    }
-  });
+  return (await withSessionLock(db, refreshLockKey(opts.env), (conn) => pass(conn, opts))) ?? 0;
 }
 
 /** The pass itself, on the connection holding the lock. */
