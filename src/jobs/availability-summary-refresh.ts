@@ -5,7 +5,7 @@
  * pass. So a row is recomputed when 40–45 s old (plus the time passes take to reach it), and listings,
  * which serve rows up to 60 s old, find them. `stop()` ends a pass after the batch in progress.
  */
-import { REFRESH_BATCH_SIZE, REFRESH_OLDER_THAN_MS, refreshAvailabilitySummaries } from '../domain/availability/summary-refresh.js';
+import { REFRESH_BATCH_SIZE, REFRESH_OLDER_THAN_MS, refreshAvailabilitySummaries, type MissingWalkMemo } from '../domain/availability/summary-refresh.js';
 import type { JobDeps } from './job-deps.js';
 import type { Job } from './loop.js';
 
@@ -14,6 +14,9 @@ export const REFRESH_INTERVAL_MS = 5_000;
 
 /** The refresh job of `deps.config.appEnv`; `opts` changes the row age and batch size (tests). */
 export function availabilitySummaryRefreshJob({ db, config }: JobDeps, opts: { olderThanMs?: number; batchSize?: number } = {}): Job {
+  // Kept across passes: a pass skips the walk for missing rows while the directory has not changed
+  // since one that found none (summary-refresh.ts).
+  const walks: MissingWalkMemo = { directoryVersion: null };
   return {
     name: 'availability-summary-refresh',
     title: 'availability summary refresh',
@@ -24,6 +27,7 @@ export function availabilitySummaryRefreshJob({ db, config }: JobDeps, opts: { o
         signal: ctx.signal,
         olderThanMs: opts.olderThanMs ?? REFRESH_OLDER_THAN_MS,
         batchSize: opts.batchSize ?? REFRESH_BATCH_SIZE,
+        walks,
       }),
   };
 }

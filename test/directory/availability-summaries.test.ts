@@ -17,9 +17,11 @@ import {
   refreshAvailabilitySummaries,
   refreshLockKey,
   REFRESH_OLDER_THAN_MS,
+  type MissingWalkMemo,
 } from '../../src/domain/availability/summary-refresh.js';
 import { readStoredSummaries, writeSummaries } from '../../src/domain/availability/summary-store.js';
 import { lockProviderSchedule } from '../../src/domain/practices/schedule/scope.js';
+import { addTimeOff } from '../../src/domain/practices/schedule/time-off.js';
 import { loadProviderLocationViews } from '../../src/domain/directory/provider-location-view.js';
 import { LocalClock } from '../../src/domain/scheduling/local-time.js';
 import { listSchedulableEntities } from '../../src/domain/directory/schedulable-entities.js';
@@ -80,6 +82,17 @@ async function tamper(id: string, computedAt: Date): Promise<void> {
 async function refreshAllAt(now: Date): Promise<number> {
   await t.db.deleteFrom('availability_summaries').execute();
   return refreshAvailabilitySummaries(t.db, { env: env(), now });
+}
+
+/** Deletes provider-location `id` with every row that refers to it (its summary row goes by cascade). */
+async function removeProviderLocation(id: string): Promise<void> {
+  const refs = await sql<{ t: string }>`
+    SELECT conrelid::regclass::text AS t FROM pg_constraint
+    WHERE contype = 'f' AND confrelid = 'provider_locations'::regclass AND conrelid <> 'availability_summaries'::regclass`.execute(t.db);
+  await t.db.transaction().execute(async (trx) => {
+    for (const r of refs.rows) await sql`DELETE FROM ${sql.table(r.t)} WHERE env = ${env()} AND provider_location_id = ${id}`.execute(trx);
+    await trx.deleteFrom('provider_locations').where('env', '=', env()).where('id', '=', id).execute();
+  });
 }
 
 async function waitFor(cond: () => Promise<boolean>, ms = 15_000): Promise<void> {
@@ -172,13 +185,7 @@ describe('refreshAvailabilitySummaries', () => {
     expect(await storedIds()).toContain(id);
 
     // Deleted with everything that refers to it: its row goes too.
-    const refs = await sql<{ t: string }>`
-      SELECT conrelid::regclass::text AS t FROM pg_constraint
-      WHERE contype = 'f' AND confrelid = 'provider_locations'::regclass AND conrelid <> 'availability_summaries'::regclass`.execute(t.db);
-    await t.db.transaction().execute(async (trx) => {
-      for (const r of refs.rows) await sql`DELETE FROM ${sql.table(r.t)} WHERE env = ${env()} AND provider_location_id = ${id}`.execute(trx);
-      await trx.deleteFrom('provider_locations').where('env', '=', env()).where('id', '=', id).execute();
-    });
+    await removeProviderLocation(id);
     expect(await storedIds()).not.toContain(id);
     expect(await storedIds()).toEqual(await activeIds());
   });
@@ -207,6 +214,72 @@ describe('refreshAvailabilitySummaries', () => {
     expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T, batchSize: 2, sliceSize: 3 })).toBe(old.length);
     const rows = await t.db.selectFrom('availability_summaries').select('computed_at').where('env', '=', env()).execute();
     expect(rows.map((r) => new Date(r.computed_at).getTime())).toEqual(active.map(() => T.getTime()));
+  });
+
+  test('with the walk memo the job keeps, a pass walks for missing rows only after the directory changed since a walk that found none', async () => {
+    const active = await activeIds();
+    await t.db.deleteFrom('availability_summaries').execute();
+    const walks: MissingWalkMemo = { directoryVersion: null };
+    const pass = (now: Date) => refreshAvailabilitySummaries(t.db, { env: env(), now, walks });
+    const dropByHand = (id: string) => t.db.deleteFrom('availability_summaries').where('env', '=', env()).where('provider_location_id', '=', id).execute();
+    expect(await pass(T)).toBe(active.length);
+    // That walk found rows missing: the next one walks again, finds none, and remembers the version.
+    expect(walks.directoryVersion).toBeNull();
+    expect(await pass(T)).toBe(0);
+    expect(walks.directoryVersion).not.toBeNull();
+    // A row deleted by hand (nothing the service does) is not looked for while the directory stays as it was…
+    await dropByHand(PL.b1nyc);
+    expect(await pass(T)).toBe(0);
+    expect(await storedIds()).not.toContain(PL.b1nyc);
+    // …and a directory change (a provider-location added) brings a walk: the new one and that row are written.
+    const tmp = { provider_id: 'pr_a1', location_id: 'lo_phl', weekly_schedule: [{ weekday: 2, start: '09:00', end: '12:00' }] };
+    const id = 'pr_a1|lo_phl';
+    const write = (d: Parameters<typeof writeDirectory>[2]) => t.db.transaction().execute((trx) => writeDirectory(trx, env(), d));
+    try {
+      await write({ provider_locations: [tmp] });
+      expect(await pass(at(1))).toBe(2);
+      expect(await storedIds()).toEqual(await activeIds());
+      // Deactivated: the walk its change brings keeps the young row; once the row is old, the listing
+      // of old rows deletes it with no walk (a row deleted by hand meanwhile stays missing: none ran).
+      await write({ provider_locations: [{ ...tmp, active: false }] });
+      expect(await pass(at(2))).toBe(0);
+      expect(await storedIds()).toContain(id);
+      await dropByHand(PL.b1nyc);
+      expect(await pass(at(REFRESH_OLDER_THAN_MS + 3))).toBe(active.length - 1);
+      expect(await storedIds()).toEqual(active.filter((a) => a !== PL.b1nyc));
+    } finally {
+      await removeProviderLocation(id);
+    }
+    await refreshAllAt(T);
+  });
+
+  test("a practice's schedule change marks its provider-locations' rows old: never served, and the next pass rewrites them first, with no walk", async () => {
+    await refreshAllAt(T);
+    const walks: MissingWalkMemo = { directoryVersion: null };
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T, walks })).toBe(0);
+    expect(walks.directoryVersion).not.toBeNull();
+    const mine = [PL.a1bk, PL.a1nyc];
+    const before = (await allStored()).get(PL.a1nyc);
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const caller = { env: env(), practiceId: 'pt_a', userId: 'us_summary_test', role: 'practice_admin' as const, providerId: null };
+    const saved = await addTimeOff(t.db, caller, { provider_id: 'pr_a1', start_date: day(T.getTime()), end_date: day(T.getTime() + 10 * 86_400_000) }, { now: T, allowStranded: true });
+    try {
+      expect(saved.saved).toBe(true);
+      const marked = await t.db.selectFrom('availability_summaries').select('provider_location_id').where('env', '=', env())
+        .where(sql<boolean>`computed_at = '-infinity'::timestamptz`).orderBy('provider_location_id').execute();
+      expect(marked.map((r) => r.provider_location_id)).toEqual(mine);
+      const served = await readStoredSummaries(t.db, env(), mine, { nowMs: at(1).getTime(), maxAgeMs: MAX_SUMMARY_TTL_MS, activeOnly: true });
+      expect(served.size).toBe(0);
+      // The others are young at at(1): the pass rewrites these two alone, from the schedule with the time off.
+      expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(1), walks })).toBe(mine.length);
+      const fresh = await directoryAvailability(t.db, { env: env(), providerLocationIds: mine, now: at(1) });
+      expect(fresh.get(PL.a1nyc)).not.toEqual(before);
+      const stored = await allStored();
+      for (const id of mine) expect(stored.get(id), id).toEqual(fresh.get(id));
+    } finally {
+      await t.db.deleteFrom('time_off').where('env', '=', env()).where('provider_id', '=', 'pr_a1').execute();
+    }
+    await refreshAllAt(T);
   });
 
   test("a batch's write leaves out a provider-location whose provider's calendar moved after the batch read it, and a row refreshed meanwhile", async () => {
@@ -248,7 +321,9 @@ describe('refreshAvailabilitySummaries', () => {
       await trx.insertInto('time_off')
         .values({ id: 'to_during_pass', env: env(), practice_id: 'pt_a', provider_id: 'pr_a1', start_date: day(now.getTime() - 2 * 86_400_000), end_date: day(now.getTime() + 120 * 86_400_000) })
         .execute();
-      await trx.deleteFrom('availability_summaries').where('env', '=', env()).where('provider_location_id', 'in', mine).execute();
+      // As the change marks them (stranded.ts): old, so the pass recomputes them.
+      await trx.updateTable('availability_summaries').set({ computed_at: sql<Date>`'-infinity'::timestamptz` })
+        .where('env', '=', env()).where('provider_location_id', 'in', mine).execute();
       pass = refreshAvailabilitySummaries(t.db, { env: env(), now, batchSize: 1 });
       // PostgreSQL: commit only once the pass waits for this transaction.
       if (testDatabaseUrl) {

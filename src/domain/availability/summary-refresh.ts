@@ -11,14 +11,19 @@
  * rows. Then, missing rows first and then the oldest (summary-due.ts):
  * 1. it walks the environment's provider-locations in key order, a slice per statement: each
  *    statement deletes the slice's rows of deactivated provider-locations older than `olderThanMs`
- *    and lists its active provider-locations without a row;
+ *    and lists its active provider-locations without a row. With a `walks` memo (the refresh job
+ *    keeps one) the walk is skipped while the directory version is the one at the start of the
+ *    last walk that found nothing missing: a row goes missing only when a provider-location is
+ *    added or activated, and every such write moves that version (migration 0010's triggers), or
+ *    when a batch's write left it out (that walk found it missing, so it is walked for again);
  * 2. it lists the rows older than `olderThanMs`, oldest first, a batch per statement, each row at
- *    most once a pass.
+ *    most once a pass (a practice's schedule change marks its rows old, stranded.ts); the rows of
+ *    deactivated provider-locations among them are deleted.
  * Each batch of `batchSize` re-reads which of its provider-locations are active and still need a
  * summary, with their provider's calendar version (migration 0010), computes them
  * (`directoryAvailabilityOfRows`, no memo) and writes them in one statement (`writeSummaries`)
  * that leaves out a provider-location whose provider's calendar moved meanwhile (a practice's
- * schedule change deletes the row in the transaction that moves the version,
+ * schedule change marks the row old in the transaction that moves the version,
  * src/domain/practices/schedule/stranded.ts) and any row refreshed meanwhile.
  *
  * There is no transaction: every statement holds the embedded engine for itself alone, never across
@@ -61,6 +66,13 @@ export interface RefreshOptions {
   sliceSize?: number;
   /** Aborted: the pass ends after the batch in progress. */
   signal?: AbortSignal;
+  /** Kept from pass to pass by one refresher: lets a pass skip the walk for missing rows (module comment, 1). */
+  walks?: MissingWalkMemo;
+}
+
+/** The directory version at the start of the last walk for missing rows that found none (null: none yet). */
+export interface MissingWalkMemo {
+  directoryVersion: string | null;
 }
 
 /** The name of the advisory lock a pass of `env` holds (the lock itself is this schema's: `schemaLockId`). */
@@ -91,10 +103,28 @@ async function inputRows(db: Db, env: Env, ids: string[], cutoff: Date): Promise
   return rows;
 }
 
-/** One batch (see the module comment): how many summaries it wrote. */
-async function refreshBatch(db: Db, env: Env, ids: string[], now: Date, olderThanMs: number, clock: LocalClock): Promise<number> {
+/**
+ * Deletes the rows among `ids` (of `env`) older than `cutoff` whose provider-location is no longer
+ * active: listings never serve them, and no walk may come to delete them.
+ */
+async function deleteInactiveRows(db: Db, env: Env, ids: string[], cutoff: Date): Promise<void> {
+  await sql`
+    DELETE FROM availability_summaries s
+    WHERE s.env = ${env} AND s.provider_location_id = ANY(${ids}::text[]) AND s.computed_at < ${cutoff}
+      AND NOT EXISTS (SELECT 1 FROM provider_locations pl WHERE pl.env = s.env AND pl.id = s.provider_location_id AND pl.active)`.execute(db);
+}
+
+/**
+ * One batch (see the module comment): how many summaries it wrote. `old`: the ids are rows found
+ * old, so those not to be recomputed may be rows of deactivated provider-locations, deleted here.
+ */
+async function refreshBatch(db: Db, env: Env, ids: string[], now: Date, olderThanMs: number, clock: LocalClock, old: boolean): Promise<number> {
   const cutoff = new Date(now.getTime() - olderThanMs);
   const rows = await inputRows(db, env, ids, cutoff);
+  if (old && rows.length < ids.length) {
+    const kept = new Set(rows.map((r) => r.id));
+    await deleteInactiveRows(db, env, ids.filter((id) => !kept.has(id)), cutoff);
+  }
   if (rows.length === 0) return 0;
   const summaries = await directoryAvailabilityOfRows(db, { env, rows, now, clock });
   const calendars = new Map(rows.map((r) => [r.id, { providerId: r.provider_id, version: r.cv }]));
@@ -122,28 +152,41 @@ async function pass(db: Db, opts: RefreshOptions): Promise<number> {
   let refreshed = 0;
   let batches = 0;
   /** Refreshes `ids` a batch at a time; false once the pass is to end. */
-  const refresh = async (ids: string[]): Promise<boolean> => {
+  const refresh = async (ids: string[], old: boolean): Promise<boolean> => {
     for (let i = 0; i < ids.length; i += batchSize) {
       if (opts.signal?.aborted) return false;
       if (batches++ > 0) await yieldToEventLoop();
-      refreshed += await refreshBatch(db, env, ids.slice(i, i + batchSize), at(), olderThanMs, clock);
+      refreshed += await refreshBatch(db, env, ids.slice(i, i + batchSize), at(), olderThanMs, clock, old);
     }
     return true;
   };
 
-  // Missing rows first (and deactivated provider-locations' old rows deleted), a slice at a time.
-  for (let after = ''; ; ) {
-    const slice = await missingInSlice(db, env, after, cutoff, opts.sliceSize);
-    if (slice.last === null) break;
-    after = slice.last;
-    if (!(await refresh(slice.missing))) return refreshed;
+  // Missing rows first (and deactivated provider-locations' old rows deleted), a slice at a time,
+  // unless nothing can have gone missing since a walk that found nothing.
+  const version = opts.walks ? await directoryVersion(db) : null;
+  if (version === null || version !== opts.walks?.directoryVersion) {
+    let found = 0;
+    for (let after = ''; ; ) {
+      const slice = await missingInSlice(db, env, after, cutoff, opts.sliceSize);
+      if (slice.last === null) break;
+      after = slice.last;
+      found += slice.missing.length;
+      if (!(await refresh(slice.missing, false))) return refreshed;
+    }
+    if (opts.walks && found === 0) opts.walks.directoryVersion = version;
   }
   // Then the oldest rows, a batch at a time, each at most once.
   for (let from: { at: string; id: string } | undefined; ; ) {
     const due = await oldestRows(db, env, cutoff, from, batchSize);
     if (due.length === 0) break;
     from = due[due.length - 1]!;
-    if (!(await refresh(due.map((r) => r.id)))) return refreshed;
+    if (!(await refresh(due.map((r) => r.id), true))) return refreshed;
   }
   return refreshed;
+}
+
+/** The directory's version (migration 0010), as decimal text. */
+async function directoryVersion(db: Db): Promise<string> {
+  const { rows } = await sql<{ v: string }>`SELECT version::text AS v FROM directory_version`.execute(db);
+  return rows[0]!.v;
 }

@@ -135,8 +135,9 @@ class DryRunEnd<T> {
  * or waits and then finds the new schedule), runs `write`, lists the appointments it strands (live,
  * upcoming, in open time before `write` and outside it after), then
  * rolls back for `dryRun`, throws `strandedConflict` when some are stranded without
- * `allowStranded`, or writes its audit row (`audit`) and commits and drops the stored availability summaries of `pls` (listings
- * compute them again on their next read).
+ * `allowStranded`, or writes its audit row (`audit`), marks the stored availability summaries of `pls`
+ * as old (never served again; listings compute them on their next read until the refresher has
+ * written them anew) and commits.
  */
 export async function scheduleChange<T>(
   db: Kysely<Database>,
@@ -160,7 +161,9 @@ export async function scheduleChange<T>(
       if (stranded.length > 0 && !input.allowStranded) throw strandedConflict(stranded);
       if (input.audit) await auditScheduleChange(trx, input.audit.caller, { ...input.audit.entry, subjectId: input.audit.subjectOf?.(result) ?? null });
       if (input.pls.size > 0) {
-        await trx.deleteFrom('availability_summaries').where('env', '=', input.env)
+        // The stored summaries are of the schedule before the change: marked as old as can be, never
+        // served again, and first in the refresher's next listing of old rows (summary-refresh.ts).
+        await trx.updateTable('availability_summaries').set({ computed_at: sql<Date>`'-infinity'::timestamptz` }).where('env', '=', input.env)
           .where('provider_location_id', '=', sql<string>`ANY(${[...input.pls.keys()]}::text[])`).execute();
       }
       return { saved: true, result, stranded };
