@@ -30,6 +30,7 @@ import * as m0024 from './migrations/0024_developer_directory_changes.js';
 import * as m0025 from './migrations/0025_reference_data_versions.js';
 import * as m0026 from './migrations/0026_time_off_truncate_version.js';
 import * as m0027 from './migrations/0027_developer_npi_copy.js';
+import * as m0028 from './migrations/0028_summary_statistics_target.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025_reference_data_versions': m0025,
   '0026_time_off_truncate_version': m0026,
   '0027_developer_npi_copy': m0027,
+  '0028_summary_statistics_target': m0028,
 };
 
 class StaticProvider implements MigrationProvider {
