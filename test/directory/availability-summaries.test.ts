@@ -174,7 +174,7 @@ describe('refreshAvailabilitySummaries', () => {
     expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(1000) })).toBe(0);
     expect(await storedIds()).toContain(id);
     const active = await activeIds();
-    // (One provider-location a slice: the deactivated one's row is deleted by its own slice's statement.)
+    // (One provider-location a slice: the walk leaves the deactivated row alone; the listing of old rows deletes it.)
     expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: at(REFRESH_OLDER_THAN_MS + 1), sliceSize: 1 })).toBe(active.length);
     expect(await storedIds()).toEqual(active);
     expect(await storedIds()).not.toContain(id);

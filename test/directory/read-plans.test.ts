@@ -276,10 +276,10 @@ async function planReads(): Promise<Map<Read, Statement[]>> {
         await loadBookingContext(db, principal, { ...where, insurancePlanId: doc.insurance_plans![0]!.id });
       },
       // What a summary refresh pass lists (src/domain/availability/summary-due.ts): the first slice of
-      // the environment's provider-locations (none missing here; nothing deleted: the cutoff is the
-      // epoch), and the oldest batch of rows (all are older than a cutoff an hour ahead).
+      // the environment's provider-locations (none missing here), and the oldest batch of rows (all
+      // are older than a cutoff an hour ahead).
       'summary refresh listings (a slice of provider-locations, the oldest rows)': async () => {
-        const slice = await missingInSlice(db, config.appEnv, '', new Date(0));
+        const slice = await missingInSlice(db, config.appEnv, '');
         expect(slice.last).not.toBeNull();
         expect((await oldestRows(db, config.appEnv, new Date(Date.now() + 3_600_000), undefined, 250)).length).toBe(250);
       },

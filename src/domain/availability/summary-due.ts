@@ -15,12 +15,12 @@ import type { Env } from '../../db/schema.js';
 export const DUE_SLICE = 1_000;
 
 /**
- * The slice of `env`'s provider-locations after key `after` (the first `size` in key order):
- * deletes the rows of its inactive provider-locations older than `cutoff`, and returns its active
- * provider-locations without a row, in key order, and the slice's last key (null: no provider-location
- * after `after`).
+ * The slice of `env`'s provider-locations after key `after` (the first `size` in key order): its
+ * active provider-locations without a row, in key order, and the slice's last key (null: no
+ * provider-location after `after`). (Rows of inactive provider-locations are deleted by the pass's
+ * listing of old rows, summary-refresh.ts.)
  */
-export async function missingInSlice(db: Db, env: Env, after: string, cutoff: Date, size = DUE_SLICE): Promise<{ last: string | null; missing: string[] }> {
+export async function missingInSlice(db: Db, env: Env, after: string, size = DUE_SLICE): Promise<{ last: string | null; missing: string[] }> {
   // Two bounded index ranges (the slice's keys are a range of the provider-locations' key, and its
   // rows a range of the summaries'), compared here: no join for the planner to price on estimates
   // (the range's end is known only when the statement runs, so it estimated one row, and a nested
@@ -29,9 +29,6 @@ export async function missingInSlice(db: Db, env: Env, after: string, cutoff: Da
     WITH slice AS MATERIALIZED (
       SELECT pl.id, pl.active FROM provider_locations pl
       WHERE pl.env = ${env} AND pl.id > ${after} ORDER BY pl.id LIMIT ${size}
-    ), gone AS (
-      DELETE FROM availability_summaries s
-      WHERE s.env = ${env} AND s.provider_location_id = ANY(ARRAY(SELECT id FROM slice WHERE NOT active)) AND s.computed_at < ${cutoff}
     )
     SELECT (SELECT max(id) FROM slice) AS last,
       ARRAY(SELECT id FROM slice WHERE active ORDER BY id) AS active,

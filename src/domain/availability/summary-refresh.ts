@@ -9,9 +9,8 @@
  * session-level advisory lock, `pg_try_advisory_lock`): a pass that finds the lock taken ends at
  * once (another process is refreshing the environment), so two processes never compute the same
  * rows. Then, missing rows first and then the oldest (summary-due.ts):
- * 1. it walks the environment's provider-locations in key order, a slice per statement: each
- *    statement deletes the slice's rows of deactivated provider-locations older than `olderThanMs`
- *    and lists its active provider-locations without a row. With a `walks` memo (the refresh job
+ * 1. it walks the environment's provider-locations in key order, a slice per statement listing its
+ *    active provider-locations without a row. With a `walks` memo (the refresh job
  *    keeps one) the walk is skipped while the directory version is the one at the start of the
  *    last walk that found nothing missing: a row goes missing only when a provider-location is
  *    added or activated, and every such write moves that version (migration 0010's triggers), or
@@ -161,13 +160,13 @@ async function pass(db: Db, opts: RefreshOptions): Promise<number> {
     return true;
   };
 
-  // Missing rows first (and deactivated provider-locations' old rows deleted), a slice at a time,
-  // unless nothing can have gone missing since a walk that found nothing.
+  // Missing rows first, a slice at a time, unless nothing can have gone missing since a walk that
+  // found nothing.
   const version = opts.walks ? await directoryVersion(db) : null;
   if (version === null || version !== opts.walks?.directoryVersion) {
     let found = 0;
     for (let after = ''; ; ) {
-      const slice = await missingInSlice(db, env, after, cutoff, opts.sliceSize);
+      const slice = await missingInSlice(db, env, after, opts.sliceSize);
       if (slice.last === null) break;
       after = slice.last;
       found += slice.missing.length;
