@@ -13,7 +13,7 @@ const HEADINGS: Record<EngineName, string> = {
 const INTRO = [
   '# Benchmark results',
   '',
-  '`npm run bench` writes one section per engine (embedded PGlite, then PostgreSQL); the sections after them come from benchmarks run on their own and name their script. Every row runs autocannon in a worker thread of the process that serves the API; the baselines (`bare`: a Fastify handler returning a constant; `select`: one SELECT by primary key of a 100,000-row table; `insert`: one transactional INSERT) run in the same process on the same database, at each connection count of the run.',
+  '`npm run bench` writes one section per engine (embedded PGlite, then PostgreSQL); the sections after them come from benchmarks run on their own and name their script. Every row runs autocannon in a worker thread of the process that serves the API; the baselines (`bare`: a Fastify handler returning a constant; `select`: one SELECT by primary key of a 100,000-row table; `insert`: one transactional INSERT) run in the same process on the same database, at each connection count of the run; on PostgreSQL the service and the baselines share one pool of the size `carebook serve` keeps (`DATABASE_POOL_SIZE`, default 10).',
   '',
   'Ratios are to the baseline measured at the same number of connections at the start of the engine\'s run, except for rows with a ratio target: those are to the mean of their baseline measured right before and right after them (shown in the row), since the machine\'s speed drifts over a run. The host\'s CPU is unsteady (docs/investigations.md): compare ratios measured side by side, not absolute numbers across runs.',
 ].join('\n');

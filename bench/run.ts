@@ -58,11 +58,15 @@ function postgresUrl(): string {
   return process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_POSTGRES;
 }
 
-/** The engine's database: a scratch schema on PostgreSQL, or a PGlite on disk (or in memory). */
+/**
+ * The engine's database: a scratch schema on PostgreSQL, or a PGlite on disk (or in memory). On
+ * PostgreSQL its pool is the one `carebook serve` keeps (`DATABASE_POOL_SIZE`, default 10), shared
+ * by the service and the baselines, as users run it.
+ */
 function database(engine: EngineName): Promise<DatabaseHandle & { label: string }> {
   return benchDatabase(engine === 'postgres' ? postgresUrl() : undefined, {
     prefix: 'bench',
-    poolSize: 40,
+    poolSize: loadConfig(process.env).databasePoolSize,
     preparedStatements: process.env.DATABASE_PREPARED_STATEMENTS !== 'false',
     ...(process.env.BENCH_PGLITE === 'memory' ? {} : { pgliteDir: tmpdir() }),
   });

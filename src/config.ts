@@ -106,6 +106,7 @@ export function loadConfig(vars: Record<string, string | undefined>): Config {
     productionDatabaseUrl: v.PRODUCTION_DATABASE_URL,
     productionPublicBaseUrl: v.PRODUCTION_PUBLIC_BASE_URL ? stripSlash(v.PRODUCTION_PUBLIC_BASE_URL) : undefined,
     preparedStatements: v.DATABASE_PREPARED_STATEMENTS,
+    databasePoolSize: v.DATABASE_POOL_SIZE,
     databaseReplicaUrl: v.DATABASE_REPLICA_URL,
     databaseReplicaMaxLagMs: v.DATABASE_REPLICA_MAX_LAG_MS,
     dataDir: v.DATA_DIR,

@@ -41,7 +41,7 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
   const logger = pino(loggerOptions(opts.quiet ? 'silent' : config.logLevel));
   const handle =
     opts.handle ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements }));
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, poolSize: config.databasePoolSize }));
   const announce = !opts.quiet && opts.announce !== false;
   await prepareDatabase(handle.db, config, logger, announce);
   // Attachment bytes: files under DATA_DIR on the embedded engine (docs/decisions/0016-attachment-files.md);
@@ -62,6 +62,7 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
         url: config.databaseReplicaUrl,
         maxLagMs: config.databaseReplicaMaxLagMs,
         preparedStatements: config.preparedStatements,
+        poolSize: config.databasePoolSize,
         ...(opts.replicaSchema ? { schema: opts.replicaSchema } : {}),
       })
     : undefined;
@@ -114,7 +115,7 @@ export async function startWorkerProcess(
   opts: { handle?: DatabaseHandle; quiet?: boolean } = {},
 ): Promise<{ jobs: readonly string[]; close(): Promise<void> }> {
   const logger = pino(loggerOptions(opts.quiet ? 'silent' : config.logLevel));
-  const handle = opts.handle ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements }));
+  const handle = opts.handle ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, poolSize: config.databasePoolSize }));
   await migrateToLatest(handle.db);
   const jobs = startJobs({ db: handle.db, config, engine: handle.engine }, logger);
   logger.info({ env: config.appEnv, jobs: jobs.names }, 'background workers started');

@@ -34,6 +34,8 @@ export interface Config {
   databaseReplicaUrl: string | undefined;
   /** `DATABASE_REPLICA_MAX_LAG_MS`: the replica serves reads only while it is at most this far behind (ms). */
   databaseReplicaMaxLagMs: number;
+  /** `DATABASE_POOL_SIZE`: PostgreSQL connections a process keeps to `databaseUrl` (and to the replica), default 10. */
+  databasePoolSize: number;
   /** Run parameterized statements as prepared statements on PostgreSQL (`DATABASE_PREPARED_STATEMENTS`, default true). */
   preparedStatements: boolean;
   dataDir: string;

@@ -134,6 +134,13 @@ export const configVariables = Type.Object({
     }),
   ),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 1200, description: 'per-credential request limit', 'x-field': 'rateLimitPerMinute' }),
+  DATABASE_POOL_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 10,
+    description: 'PostgreSQL: connections each process keeps open to DATABASE_URL (and as many to DATABASE_REPLICA_URL); requests and background jobs share them, and a request waits for one when all are busy',
+    'x-field': 'databasePoolSize',
+  }),
   DATABASE_PREPARED_STATEMENTS: Type.Boolean({
     default: true,
     description: 'PostgreSQL: run parameterized statements as prepared statements; false behind a transaction-pooling PgBouncer older than 1.21',
