@@ -31,6 +31,7 @@ import * as m0025 from './migrations/0025_reference_data_versions.js';
 import * as m0026 from './migrations/0026_time_off_truncate_version.js';
 import * as m0027 from './migrations/0027_developer_npi_copy.js';
 import * as m0028 from './migrations/0028_summary_statistics_target.js';
+import * as m0029 from './migrations/0029_job_leases.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026_time_off_truncate_version': m0026,
   '0027_developer_npi_copy': m0027,
   '0028_summary_statistics_target': m0028,
+  '0029_job_leases': m0029,
 };
 
 class StaticProvider implements MigrationProvider {

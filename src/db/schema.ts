@@ -328,6 +328,13 @@ export interface DirectoryVersionTable {
   version: ColumnType<string, string | number, string | number>;
 }
 
+/** A background pass's lease (migration 0029; src/db/leases.ts): one row per pass name while held or until it expires. */
+export interface JobLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+}
+
 export interface CalendarVersionsTable {
   env: Env;
   provider_id: string;
@@ -714,6 +721,7 @@ export interface Database {
   developer_directory_changes: DeveloperDirectoryChangesTable;
   directory_version: DirectoryVersionTable;
   calendar_versions: CalendarVersionsTable;
+  job_leases: JobLeasesTable;
   insurance_carriers: InsuranceCarriersTable;
   insurance_plans: InsurancePlansTable;
   provider_location_insurance_plans: ProviderLocationInsurancePlansTable;

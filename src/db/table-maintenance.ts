@@ -18,7 +18,7 @@
  */
 import { sql } from 'kysely';
 import type { Db, DatabaseHandle } from './database.js';
-import { withSessionLock } from './advisory-locks.js';
+import { withLease } from './leases.js';
 import { yieldToEventLoop } from '../lib/time-slice.js';
 
 /** autovacuum_analyze_threshold and _scale_factor (PostgreSQL defaults). */
@@ -64,29 +64,40 @@ export async function tablesNeedingMaintenance(db: Db): Promise<TableMaintenance
   return rows.filter((r) => r.vacuum || r.analyze).map((r) => ({ table: r.table, vacuum: r.vacuum, analyze: true }));
 }
 
+/** The name of the lease a maintenance pass holds (a row of this schema's `job_leases`, src/db/leases.ts). */
+export const MAINTENANCE_LEASE = 'carebook.table_maintenance';
+
+/** How long a maintenance pass's lease holds without a renewal; it is renewed between tables. */
+export const MAINTENANCE_LEASE_MS = 300_000;
+
 /**
  * One maintenance pass: VACUUM and ANALYZE, or ANALYZE alone, each table past its threshold, with
  * `SKIP_LOCKED` so that a table under DDL is left for the next pass. Several processes on one
- * database take turns through a session advisory lock; a process that does not get it does nothing.
- * Returns what it did (empty when nothing was due or another process holds the lock).
+ * database take turns through a lease (src/db/leases.ts); a process that does not get it does
+ * nothing. `soleProcess`: the embedded engine, where a lease found held is a dead process's.
+ * Returns what it did (empty when nothing was due or another process holds the lease).
  */
-export async function maintainTables(db: Db): Promise<TableMaintenance[]> {
-  const done = await withSessionLock(db, 'carebook.table_maintenance', async (conn) => {
-    const due = await tablesNeedingMaintenance(conn);
-    const schema = (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(conn)).rows[0]!.schema;
+export async function maintainTables(db: Db, opts: { soleProcess?: boolean } = {}): Promise<TableMaintenance[]> {
+  const leaseOptions = { ttlMs: MAINTENANCE_LEASE_MS, ...(opts.soleProcess ? { soleProcess: true } : {}) };
+  const done = await withLease(db, MAINTENANCE_LEASE, leaseOptions, async (lease) => {
+    const due = await tablesNeedingMaintenance(db);
+    const schema = (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]!.schema;
+    const maintained: TableMaintenance[] = [];
     for (const t of due) {
+      if (!(await lease.keep())) break;
       // VACUUM cannot run inside a transaction block; on a pooled connection outside one it is its own
-      // statement. The vacuum and the analysis are two statements, with the event loop given its turn
+      // statement (the pass holds no transaction). The vacuum and the analysis are two statements, with the event loop given its turn
       // before each: on PGlite each holds the engine the API shares (docs/performance.md, "The
       // summaries' statistics sample"), and two shorter holds delay a request less than their sum.
       if (t.vacuum) {
         await yieldToEventLoop();
-        await sql`VACUUM (SKIP_LOCKED) ${sql.id(schema, t.table)}`.execute(conn);
+        await sql`VACUUM (SKIP_LOCKED) ${sql.id(schema, t.table)}`.execute(db);
       }
       await yieldToEventLoop();
-      await sql`ANALYZE (SKIP_LOCKED) ${sql.id(schema, t.table)}`.execute(conn);
+      await sql`ANALYZE (SKIP_LOCKED) ${sql.id(schema, t.table)}`.execute(db);
+      maintained.push(t);
     }
-    return due;
+    return maintained;
   });
   return done ?? [];
 }

@@ -13,7 +13,7 @@ import type { Job } from './loop.js';
 export const REFRESH_INTERVAL_MS = 5_000;
 
 /** The refresh job of `deps.config.appEnv`; `opts` changes the row age and batch size (tests). */
-export function availabilitySummaryRefreshJob({ db, config }: JobDeps, opts: { olderThanMs?: number; batchSize?: number } = {}): Job {
+export function availabilitySummaryRefreshJob({ db, config, engine }: JobDeps, opts: { olderThanMs?: number; batchSize?: number } = {}): Job {
   // Kept across passes: a pass skips the walk for missing rows while the directory has not changed
   // since one that found none (summary-refresh.ts).
   const walks: MissingWalkMemo = { directoryVersion: null };
@@ -28,6 +28,8 @@ export function availabilitySummaryRefreshJob({ db, config }: JobDeps, opts: { o
         olderThanMs: opts.olderThanMs ?? REFRESH_OLDER_THAN_MS,
         batchSize: opts.batchSize ?? REFRESH_BATCH_SIZE,
         walks,
+        // The embedded engine admits this process alone: a lease left by a killed process is taken over.
+        soleProcess: engine === 'pglite',
       }),
   };
 }

@@ -2,7 +2,7 @@
  * The background jobs of the service, and the one function that starts them (`serve`, each API
  * process of `serve --processes`, and `carebook worker`; `serve --no-workers` starts none). Every job
  * claims its work with locks (row locks with `FOR UPDATE SKIP LOCKED`; the summary refresh and table
- * maintenance, advisory locks), so it may run in every API process, in dedicated `carebook worker`
+ * maintenance, leases: src/db/leases.ts), so it may run in every API process, in dedicated `carebook worker`
  * processes, or both, without doing anything twice. Each process runs each job once: the API of a
  * process only kicks the jobs of that process (`JobHandles`), it never starts one.
  *

@@ -25,7 +25,7 @@ export function tableMaintenanceJob({ db, engine }: JobDeps): Job {
         ctx.retire();
         return 0;
       }
-      const done = await maintainTables(db);
+      const done = await maintainTables(db, { soleProcess: engine === 'pglite' });
       if (done.length) ctx.logger.debug({ tables: done.map((t) => `${t.vacuum ? 'vacuum' : 'analyze'} ${t.table}`) }, 'table maintenance');
       return done.length;
     },

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AvailabilityCache, MAX_SUMMARY_TTL_MS } from '../../src/domain/availability/summary-cache.js';
 import { directoryAvailability } from '../../src/domain/availability/directory-availability.js';
 import type { AvailabilitySummary } from '../../src/domain/availability/summaries.js';
-import { withSessionLock } from '../../src/db/advisory-locks.js';
+import { releaseLease, takeLease } from '../../src/db/leases.js';
 import {
   refreshAvailabilitySummaries,
-  refreshLockKey,
+  refreshLeaseName,
   REFRESH_OLDER_THAN_MS,
   type MissingWalkMemo,
 } from '../../src/domain/availability/summary-refresh.js';
@@ -341,27 +341,23 @@ describe('refreshAvailabilitySummaries', () => {
     await refreshAllAt(T);
   });
 
-  test.runIf(testDatabaseUrl)('on PostgreSQL, a pass finding the environment locked by another process ends without writing', async () => {
+  test('a pass finding the environment\'s lease held by another process ends without writing; once it is given up, a pass runs', async () => {
     await t.db.deleteFrom('availability_summaries').execute();
-    // Another process's pass: the same lock, held by another session.
-    const held = await withSessionLock(t.db, refreshLockKey(env()), async () => {
-      expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe(0);
-      expect(await storedIds()).toEqual([]);
-      return true;
-    });
-    expect(held).toBe(true);
+    // Another process's pass: the lease, under another holder.
+    expect(await takeLease(t.db, refreshLeaseName(env()), 'another-process', { ttlMs: 60_000 })).toBe(true);
+    expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe(0);
+    expect(await storedIds()).toEqual([]);
+    await releaseLease(t.db, refreshLeaseName(env()), 'another-process');
     expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe((await activeIds()).length);
+    expect(await t.db.selectFrom('job_leases').selectAll().execute()).toEqual([]);
   });
 
-  test.runIf(testDatabaseUrl)('on PostgreSQL, the lock is the schema\'s own: another deployment in the same database holding it does not stop a pass', async () => {
+  test.runIf(testDatabaseUrl)('on PostgreSQL, the lease is the schema\'s own: another deployment in the same database holding it does not stop a pass', async () => {
     const other = await freshDatabase();
     try {
       await t.db.deleteFrom('availability_summaries').execute();
-      const held = await withSessionLock(other.db, refreshLockKey(env()), async () => {
-        expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe((await activeIds()).length);
-        return true;
-      });
-      expect(held).toBe(true);
+      expect(await takeLease(other.db, refreshLeaseName(env()), 'another-deployment', { ttlMs: 60_000 })).toBe(true);
+      expect(await refreshAvailabilitySummaries(t.db, { env: env(), now: T })).toBe((await activeIds()).length);
     } finally {
       await other.close();
     }

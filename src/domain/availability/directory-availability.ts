@@ -10,7 +10,7 @@
  * the stored rows of `availability_summaries` (`fromStoredRows`, `summary-store.ts`), and only then
  * a computation (`computed`). The background workers keep those rows younger than the limit
  * (`summary-refresh.ts`: every 5 s, rows older than 40 s are recomputed, in batches, under an
- * advisory lock per environment), at ~1.2 s of CPU per 10,000 summaries (Node and PostgreSQL
+ * lease per environment), at ~1.2 s of CPU per 10,000 summaries (Node and PostgreSQL
  * together; see docs/directory-format.md, "Performance notes"). Without a cache (the refresher
  * itself, tests) every summary is computed. Rows are never written here: the refresher writes them.
  */

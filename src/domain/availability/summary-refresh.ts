@@ -5,10 +5,12 @@
  * "Performance notes").
  *
  * `refreshAvailabilitySummaries` is one pass; the refresh job (src/jobs/availability-summary-refresh.ts)
- * runs passes in a loop. A pass keeps one connection, and on it the environment's refresh lock (a
- * session-level advisory lock, `pg_try_advisory_lock`): a pass that finds the lock taken ends at
- * once (another process is refreshing the environment), so two processes never compute the same
- * rows. Then, missing rows first and then the oldest (summary-due.ts):
+ * runs passes in a loop. A pass holds the environment's refresh lease (src/db/leases.ts), renewed
+ * between batches: a pass that finds the lease held ends at once (another process is refreshing the
+ * environment), so two processes do not compute the same rows, and a pass that finds it lost (it
+ * expired while the pass stalled, and another process took it) ends after its batch. The pass takes
+ * a pooled connection only for each statement. Then, missing rows first and then the oldest
+ * (summary-due.ts):
  * 1. it walks the environment's provider-locations in key order, a slice per statement listing its
  *    active provider-locations without a row. With a `walks` memo (the refresh job
  *    keeps one) the walk is skipped while the directory version is the one at the start of the
@@ -46,7 +48,7 @@ import { weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
 import { directoryAvailabilityOfRows, type AvailabilityInputRow } from './directory-availability.js';
 import { missingInSlice, oldestRows } from './summary-due.js';
 import { writeSummaries } from './summary-store.js';
-import { withSessionLock } from '../../db/advisory-locks.js';
+import { withLease, type Lease } from '../../db/leases.js';
 
 /** Default age (ms) past which a pass recomputes a row: well within the 60 s that listings serve (`MAX_SUMMARY_TTL_MS`). */
 export const REFRESH_OLDER_THAN_MS = 40_000;
@@ -67,6 +69,8 @@ export interface RefreshOptions {
   signal?: AbortSignal;
   /** Kept from pass to pass by one refresher: lets a pass skip the walk for missing rows (module comment, 1). */
   walks?: MissingWalkMemo;
+  /** The database admits this process alone (the embedded engine): a lease found held is a dead process's (src/db/leases.ts). */
+  soleProcess?: boolean;
 }
 
 /** The directory version at the start of the last walk for missing rows that found none (null: none yet). */
@@ -74,8 +78,11 @@ export interface MissingWalkMemo {
   directoryVersion: string | null;
 }
 
-/** The name of the advisory lock a pass of `env` holds (the lock itself is this schema's: `schemaLockId`). */
-export function refreshLockKey(env: Env): string {
+/** How long a pass's lease holds without a renewal (a batch takes ~10–20 ms; the pass renews it every third of this). */
+export const REFRESH_LEASE_MS = 30_000;
+
+/** The name of the lease a pass of `env` holds (a row of this schema's `job_leases`). */
+export function refreshLeaseName(env: Env): string {
   return `carebook.availability_summaries.${env}`;
 }
 
@@ -132,14 +139,15 @@ async function refreshBatch(db: Db, env: Env, ids: string[], now: Date, olderTha
 
 /**
  * One refresh pass over `env` (see the module comment). Returns how many summaries it wrote; 0 when
- * every row was young enough, or when another process holds the environment's refresh lock.
+ * every row was young enough, or when another process holds the environment's refresh lease.
  */
 export async function refreshAvailabilitySummaries(db: Db, opts: RefreshOptions): Promise<number> {
-  return (await withSessionLock(db, refreshLockKey(opts.env), (conn) => pass(conn, opts))) ?? 0;
+  const leaseOptions = { ttlMs: REFRESH_LEASE_MS, ...(opts.soleProcess ? { soleProcess: true } : {}) };
+  return (await withLease(db, refreshLeaseName(opts.env), leaseOptions, (lease) => pass(db, opts, lease))) ?? 0;
 }
 
-/** The pass itself, on the connection holding the lock. */
-async function pass(db: Db, opts: RefreshOptions): Promise<number> {
+/** The pass itself, holding the lease. */
+async function pass(db: Db, opts: RefreshOptions, lease: Lease): Promise<number> {
   const { env } = opts;
   const olderThanMs = opts.olderThanMs ?? REFRESH_OLDER_THAN_MS;
   const batchSize = Math.max(1, opts.batchSize ?? REFRESH_BATCH_SIZE);
@@ -153,7 +161,7 @@ async function pass(db: Db, opts: RefreshOptions): Promise<number> {
   /** Refreshes `ids` a batch at a time; false once the pass is to end. */
   const refresh = async (ids: string[], old: boolean): Promise<boolean> => {
     for (let i = 0; i < ids.length; i += batchSize) {
-      if (opts.signal?.aborted) return false;
+      if (opts.signal?.aborted || !(await lease.keep())) return false;
       if (batches++ > 0) await yieldToEventLoop();
       refreshed += await refreshBatch(db, env, ids.slice(i, i + batchSize), at(), olderThanMs, clock, old);
     }
