@@ -78,7 +78,15 @@ export async function startService(given: Config, opts: ServiceOptions = {}): Pr
   let app: Awaited<ReturnType<typeof buildApp>>;
   let adminServer: Awaited<ReturnType<typeof listenAdmin>> | undefined;
   try {
-    app = await buildApp({ config, db: handle.db, logger, attachments, ...(jobHandles ? { jobs: jobHandles } : {}), ...(replica ? { replica } : {}) });
+    app = await buildApp({
+      config,
+      db: handle.db,
+      logger,
+      attachments,
+      ...(jobHandles ? { jobs: jobHandles } : {}),
+      ...(replica ? { replica } : {}),
+      ...(handle.poolStats ? { poolStats: handle.poolStats } : {}),
+    });
     await app.listen({ port: config.port, host: config.host });
     adminServer = config.adminPort !== undefined && config.adminToken ? await listenAdmin(app, config.adminHost, config.adminPort) : undefined;
   } catch (err) {

@@ -18,7 +18,21 @@ export interface DatabaseHandle {
   engine: 'pglite' | 'postgres';
   /** The PGlite instance when embedded (for dumps in tests), else undefined. */
   pglite?: PGlite;
+  /** PostgreSQL: the connection pool's counts now (for `/metrics`); undefined on the embedded engine, which has one session. */
+  poolStats?: () => PoolStats;
   close(): Promise<void>;
+}
+
+/** A PostgreSQL connection pool at one moment (`DATABASE_POOL_SIZE`; docs/operator-guide.md, "Install and run"). */
+export interface PoolStats {
+  /** The most connections the pool opens. */
+  size: number;
+  /** Connections open now, in use or idle. */
+  open: number;
+  /** Open connections no statement or transaction holds. */
+  idle: number;
+  /** Statements and transactions waiting for a connection. */
+  waiting: number;
 }
 
 // PostgreSQL type OIDs whose text form we keep as text: date, timestamp (without zone).
@@ -90,9 +104,10 @@ async function openPostgres(given: string, opts: OpenOptions): Promise<DatabaseH
   const { schema, wrapDialect: wrap } = opts;
   const prepared = opts.preparedStatements ?? true;
   const { url, options } = splitOptions(given);
+  const size = opts.poolSize ?? 10;
   const pool = new pg.Pool({
     connectionString: url,
-    max: opts.poolSize ?? 10,
+    max: size,
     ...(opts.applicationName ? { application_name: opts.applicationName } : {}),
     ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
     types: {
@@ -116,7 +131,12 @@ async function openPostgres(given: string, opts: OpenOptions): Promise<DatabaseH
   });
   const dialect = new PostgresDialect({ pool });
   const db = new Kysely<Database>({ dialect: wrap ? wrap(dialect) : dialect });
-  return { db, engine: 'postgres', close: () => db.destroy() };
+  return {
+    db,
+    engine: 'postgres',
+    poolStats: () => ({ size, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
 }
 
 /** True when the database answers a trivial query. */

@@ -10,7 +10,7 @@ import { installRequestLog } from './request-log.js';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Db } from '../db/database.js';
+import type { Db, PoolStats } from '../db/database.js';
 import type { ReplicaState } from '../db/replica-state.js';
 import type { BookingOutcomePolicy } from '../domain/appointments/outcome-policy.js';
 import type { TokenVerifier } from '../domain/credentials/principal.js';
@@ -88,6 +88,8 @@ export interface AppDeps {
    * `/metrics`. Every other statement goes to `db` (docs/decisions/0020-read-replicas.md).
    */
   replica?: { reads: Db; state: ReplicaState };
+  /** PostgreSQL: the connection pool's counts, shown in `/metrics` (`DatabaseHandle.poolStats`). */
+  poolStats?: () => PoolStats;
   /** The availability endpoint's kept schedule data (src/domain/availability/kept-schedules.ts); by default a new one of the default size. */
   keptSchedules?: KeptSchedules;
 }
@@ -193,7 +195,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => clearTimeout(forceTimer));
 
   installErrorHandlers(app);
-  const registry = installMetrics(app, deps.jobs, deps.replica?.state);
+  const registry = installMetrics(app, { jobs: deps.jobs, replica: deps.replica?.state, poolStats: deps.poolStats });
   await installOpenApi(app, config);
   healthRoutes(app, db, registry, deps.replica?.state);
 

@@ -1,20 +1,32 @@
 /**
  * Prometheus metrics (`GET /metrics`): one registry per app instance, request counts and latency
- * by route pattern (never by raw URL, which could carry identifiers), and the counters of the
- * background jobs running in the process (by job name).
+ * by route pattern (never by raw URL, which could carry identifiers), the counters of the
+ * background jobs running in the process (by job name), and on PostgreSQL the connection pool's
+ * counts (docs/operator-guide.md, "Health and monitoring").
  */
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobHandles } from '../jobs/registry.js';
 import type { JobStats } from '../jobs/loop.js';
+import type { PoolStats } from '../db/database.js';
 import type { ReplicaState } from '../db/replica-state.js';
 import { RouteHistogram } from './route-histogram.js';
 
+/** What `/metrics` reports besides the process and HTTP metrics, when the process has it. */
+export interface MetricSources {
+  /** The background jobs running in this process. */
+  jobs?: JobHandles | undefined;
+  /** The read replica's state. */
+  replica?: ReplicaState | undefined;
+  /** PostgreSQL: the connection pool's counts. */
+  poolStats?: (() => PoolStats) | undefined;
+}
+
 /**
  * Creates the app's registry: default process metrics, HTTP metrics and, when `jobs` run in this
- * process, theirs; with a read replica, whether it serves reads and its lag.
+ * process, theirs; with a read replica, whether it serves reads and its lag; on PostgreSQL, the pool.
  */
-export function installMetrics(app: FastifyInstance, jobs?: JobHandles, replica?: ReplicaState): Registry {
+export function installMetrics(app: FastifyInstance, { jobs, replica, poolStats }: MetricSources = {}): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'carebook_' });
   const duration = new RouteHistogram(
@@ -38,7 +50,43 @@ export function installMetrics(app: FastifyInstance, jobs?: JobHandles, replica?
   });
   if (jobs) installJobMetrics(registry, jobs);
   if (replica) installReplicaMetrics(registry, replica);
+  if (poolStats) installPoolMetrics(registry, poolStats);
   return registry;
+}
+
+/**
+ * The PostgreSQL connection pool (`DATABASE_POOL_SIZE`): how many connections are open and in use,
+ * and how many statements wait for one. Waiting above zero in scrape after scrape, with the database
+ * server's CPU to spare, is the sign that a larger pool would help.
+ */
+function installPoolMetrics(registry: Registry, poolStats: () => PoolStats): void {
+  new Gauge({
+    name: 'carebook_db_pool_size',
+    help: 'The most connections to PostgreSQL this process opens (DATABASE_POOL_SIZE)',
+    registers: [registry],
+    collect() {
+      this.set(poolStats().size);
+    },
+  });
+  new Gauge({
+    name: 'carebook_db_pool_connections',
+    help: 'Open connections to PostgreSQL, by state: in_use (a statement or transaction holds it) or idle',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const s = poolStats();
+      this.set({ state: 'in_use' }, s.open - s.idle);
+      this.set({ state: 'idle' }, s.idle);
+    },
+  });
+  new Gauge({
+    name: 'carebook_db_pool_waiting',
+    help: 'Statements and transactions waiting for a connection to PostgreSQL (all connections in use)',
+    registers: [registry],
+    collect() {
+      this.set(poolStats().waiting);
+    },
+  });
 }
 
 /** The read replica's state as this process sees it (docs/operator-guide.md, "Read replicas"). */

@@ -81,6 +81,7 @@ export async function testApp(
     ...(jobs ? { jobs } : {}),
     ...(opts.practiceEventPollMs ? { practiceEventPollMs: opts.practiceEventPollMs } : {}),
     ...(replica ? { replica } : {}),
+    ...(handle.poolStats ? { poolStats: handle.poolStats } : {}),
   }).catch(async (err: unknown) => {
     await jobs?.stop();
     await replica?.close();
