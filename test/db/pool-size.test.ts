@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import { startService } from '../../src/server.js';
 import { TEST_KEY_ENCRYPTION_KEY, testApp, testPort } from '../helpers/app.js';
 import { engineName, freshDatabase, testDatabaseUrl, type TestDatabase } from '../helpers/db.js';
+import { scaled } from '../helpers/scale.js';
 
 describe.skipIf(!testDatabaseUrl)('DATABASE_POOL_SIZE (postgres)', () => {
   let schemaDb: TestDatabase;
@@ -94,7 +95,10 @@ describe(`the pool in /metrics (${engineName})`, () => {
       // The one connection held (as by a long transaction): a request needing the database waits for it.
       const { waiting } = await t.db.connection().execute(async () => {
         const answer = t.app.inject({ url: '/readyz' });
-        await new Promise((r) => setTimeout(r, 50));
+        // Until the request has reached the pool (a few milliseconds; longer on a busy host).
+        for (const end = Date.now() + scaled(5_000); (await metrics()).carebook_db_pool_waiting !== 1 && Date.now() < end; ) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
         expect(await metrics()).toMatchObject({
           'carebook_db_pool_connections{state="in_use"}': 1,
           'carebook_db_pool_connections{state="idle"}': 0,
