@@ -85,9 +85,9 @@ export async function maintainTables(db: Db, opts: { soleProcess?: boolean } = {
     const maintained: TableMaintenance[] = [];
     for (const t of due) {
       if (!(await lease.keep())) break;
-      // VACUUM cannot run inside a transaction block; on a pooled connection outside one it is its own
-      // statement (the pass holds no transaction). The vacuum and the analysis are two statements, with the event loop given its turn
-      // before each: on PGlite each holds the engine the API shares (docs/performance.md, "The
+      // VACUUM cannot run inside a transaction block; the pass holds none, so each is its own
+      // statement. The vacuum and the analysis are two statements, with the event loop given its
+      // turn before each: on PGlite each holds the engine the API shares (docs/performance.md, "The
       // summaries' statistics sample"), and two shorter holds delay a request less than their sum.
       if (t.vacuum) {
         await yieldToEventLoop();
