@@ -1,7 +1,9 @@
 /** Idempotency-Key on POST (docs/api/conventions.md#idempotency): same key and body → the first answer; other body → 409; per developer, 24 h. */
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
+import { fetchReportingStalls } from '../helpers/stall-report.js';
 import { createBody, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from './fixtures.js';
 
 describe(`Idempotency-Key (${engineName})`, () => {
@@ -73,11 +75,12 @@ describe(`Idempotency-Key (${engineName})`, () => {
 
   it('parallel repeats with one key book once: the others replay or see 409 in progress', async () => {
     const base = await e.t.listen();
+    const watched = fetchReportingStalls(e.t.app.server as Server); // a stall fails with where it stalled
     const body = JSON.stringify(createBody(PL.ny, day[6]!.start_time));
     const before = await appointments();
     const results = await Promise.all(
       Array.from({ length: 12 }, () =>
-        fetch(`${base}/v1/appointments`, { method: 'POST', headers: { ...bearer(e.token), 'content-type': 'application/json', 'idempotency-key': 'parallel' }, body }).then((r) => r.status),
+        watched(`${base}/v1/appointments`, { method: 'POST', headers: { ...bearer(e.token), 'content-type': 'application/json', 'idempotency-key': 'parallel' }, body }).then((r) => r.status),
       ),
     );
     expect(results.every((s) => s === 200 || s === 409)).toBe(true);

@@ -8,8 +8,7 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
 import { engineName } from '../helpers/db.js';
-import { scaled } from '../helpers/scale.js';
-import { countRequests, stallReport, type RequestCounter } from '../helpers/stall-report.js';
+import { fetchReportingStalls } from '../helpers/stall-report.js';
 import { createBody, nyDate, PL, schedulingEnv, slots, type SchedulingEnv } from './fixtures.js';
 
 const N = 24;
@@ -17,26 +16,21 @@ const N = 24;
 describe(`races over HTTP (${engineName})`, () => {
   let e: SchedulingEnv;
   let base: string;
-  let requests: RequestCounter;
+  // A request answers in well under a second here; one that does not fails with what the server and
+  // the database were doing then (test/helpers/stall-report.ts), not with the test's timeout.
+  let watched: ReturnType<typeof fetchReportingStalls>;
   beforeAll(async () => {
     e = await schedulingEnv();
     base = await e.t.listen();
-    requests = countRequests(e.t.app.server as Server);
+    watched = fetchReportingStalls(e.t.app.server as Server);
   });
   afterAll(async () => e.close());
 
-  // A request answers in well under a second here; one that does not fails with what the server and
-  // the database were doing then (test/helpers/stall-report.ts), not with the test's timeout.
-  const answerWithinMs = scaled(15_000);
   const send = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(`${base}${path}`, {
+    const res = await watched(`${base}${path}`, {
       method,
       headers: { authorization: `Bearer ${e.token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(answerWithinMs),
-    }).catch(async (err: unknown) => {
-      if ((err as Error).name !== 'TimeoutError') throw err;
-      throw new Error(`no answer to ${method} ${path} in ${answerWithinMs} ms\n${await stallReport(e.t.app.server as Server, requests)}`);
     });
     return { status: res.status, body: (await res.json()) as { data?: { appointment_id: string }; errors?: { message: string }[] } };
   };

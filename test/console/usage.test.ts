@@ -7,6 +7,7 @@
  * 404, and a call without a console token is refused; counters older than 90 days are pruned; the
  * rate-limit headroom follows the developer's limit.
  */
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usage, type Usage } from '../../src/domain/console/usage.js';
 import type { NewDeveloper } from '../../src/domain/developers/create-developer.js';
@@ -18,6 +19,7 @@ import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { authPath, userToken } from '../helpers/auth.js';
 import { engineName } from '../helpers/db.js';
 import { scaled } from '../helpers/scale.js';
+import { fetchReportingStalls } from '../helpers/stall-report.js';
 import { consoleAccountWithMachine, toolsBase, type ConsoleAccount } from './tools-env.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -27,10 +29,13 @@ describe(`console usage (${engineName})`, () => {
   let t: TestApp;
   let base: string;
   let dev: NewDeveloper;
+  /** `fetch`, failing with where it stalled if the server does not answer (test/helpers/stall-report.ts). */
+  let watched: ReturnType<typeof fetchReportingStalls>;
 
   beforeAll(async () => {
     t = await testApp();
     base = await t.listen();
+    watched = fetchReportingStalls(t.app.server as Server);
     dev = await newDeveloper(t, 'Usage dev');
   });
   afterAll(async () => t.close());
@@ -39,7 +44,7 @@ describe(`console usage (${engineName})`, () => {
     t.db.selectFrom('usage_daily').select(['client_id', 'requests', 'errors']).where('developer_id', '=', developerId).orderBy('client_id').execute();
   /** A real HTTP call to the running server. */
   const http = async (path: string, init: { method?: string; token?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${base}${path}`, {
+    const res = await watched(`${base}${path}`, {
       method: init.method ?? 'GET',
       headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),

@@ -1,12 +1,13 @@
 /**
  * What a test server and its database were doing when a request got no answer: for tests that send
- * real HTTP requests in parallel (test/appointments/races.test.ts), so that a stall says where it
- * stalled (the client never reached the server, the server holds the request, or the request waits
- * in the database) instead of only timing out.
+ * real HTTP requests in parallel (the booking races, idempotency, sign-in throttles, the console's
+ * usage), so that a stall says where it stalled (the client never reached the server, the server
+ * holds the request, or the request waits in the database) instead of only timing out.
  */
 import type { Server } from 'node:http';
 import pg from 'pg';
 import { testDatabaseUrl } from './db.js';
+import { scaled } from './scale.js';
 
 /** Counts of the requests a Node HTTP server has received and answered. */
 export interface RequestCounter {
@@ -52,4 +53,21 @@ export async function stallReport(server: Server, counter: RequestCounter): Prom
     await client.end().catch(() => undefined);
   }
   return lines.join('\n');
+}
+
+/**
+ * A `fetch` for requests to `server` that, when a request gets no answer within `withinMs` (15 s,
+ * scaled for slow runs; a request answers in well under a second in these tests), fails with
+ * `stallReport` instead of waiting for the test's own timeout. Counts the server's requests from now on.
+ */
+export function fetchReportingStalls(server: Server, withinMs = scaled(15_000)): (url: string, init?: RequestInit) => Promise<Response> {
+  const counter = countRequests(server);
+  return async (url, init = {}) => {
+    try {
+      return await fetch(url, { ...init, signal: AbortSignal.timeout(withinMs) });
+    } catch (err) {
+      if ((err as Error).name !== 'TimeoutError') throw err;
+      throw new Error(`no answer to ${init.method ?? 'GET'} ${url} in ${withinMs} ms\n${await stallReport(server, counter)}`);
+    }
+  };
 }
