@@ -78,7 +78,7 @@ export const MAINTENANCE_LEASE_MS = 300_000;
  * Returns what it did (empty when nothing was due or another process holds the lease).
  */
 export async function maintainTables(db: Db, opts: { soleProcess?: boolean } = {}): Promise<TableMaintenance[]> {
-  const leaseOptions = { ttlMs: MAINTENANCE_LEASE_MS, ...(opts.soleProcess ? { soleProcess: true } : {}) };
+  const leaseOptions = { ttlMs: MAINTENANCE_LEASE_MS, soleProcess: opts.soleProcess };
   const done = await withLease(db, MAINTENANCE_LEASE, leaseOptions, async (lease) => {
     const due = await tablesNeedingMaintenance(db);
     const schema = (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]!.schema;

@@ -142,7 +142,7 @@ async function refreshBatch(db: Db, env: Env, ids: string[], now: Date, olderTha
  * every row was young enough, or when another process holds the environment's refresh lease.
  */
 export async function refreshAvailabilitySummaries(db: Db, opts: RefreshOptions): Promise<number> {
-  const leaseOptions = { ttlMs: REFRESH_LEASE_MS, ...(opts.soleProcess ? { soleProcess: true } : {}) };
+  const leaseOptions = { ttlMs: REFRESH_LEASE_MS, soleProcess: opts.soleProcess };
   return (await withLease(db, refreshLeaseName(opts.env), leaseOptions, (lease) => pass(db, opts, lease))) ?? 0;
 }
 
