@@ -7,6 +7,7 @@ import type { Db } from '../../db/database.js';
 import { boundingBox, distanceMiSql, type ZipCentroid } from './geo.js';
 import { loadProviderLocationViews, type InPersonLocationView, type VirtualLocationView } from './provider-location-view.js';
 import type { DirectoryCaller } from './visible.js';
+import type { KeptReference } from './kept-reference.js';
 
 export interface Facility {
   facility_id: string;
@@ -67,7 +68,7 @@ function facilitiesOf(caller: DirectoryCaller, withProvider: boolean): RawBuilde
 }
 
 /** One page of facilities (nearest first with a ZIP, else by id) and the total. */
-export async function searchFacilities(db: Db, caller: DirectoryCaller, q: FacilitySearch, publicBaseUrl: string): Promise<{ total: number; items: Facility[] }> {
+export async function searchFacilities(db: Db, caller: DirectoryCaller, q: FacilitySearch, publicBaseUrl: string, keep?: KeptReference): Promise<{ total: number; items: Facility[] }> {
   const where: RawBuilder<unknown>[] = [sql`f.env = ${caller.env}`];
   let distance: RawBuilder<unknown> = sql`NULL::float8`;
   if (q.npis?.length) where.push(sql`coalesce(f.npi, v.provider_npi) = ANY(${q.npis}::text[])`);
@@ -99,17 +100,17 @@ export async function searchFacilities(db: Db, caller: DirectoryCaller, q: Facil
     total = Number(c.rows[0]?.n ?? 0);
   }
   const distances = new Map(rows.filter((r) => r.distance !== null).map((r) => [r.provider_location_id, Number(r.distance)]));
-  return { total, items: await facilitiesOfRows(db, caller, rows, publicBaseUrl, distances) };
+  return { total, items: await facilitiesOfRows(db, caller, rows, publicBaseUrl, keep, distances) };
 }
 
 /** Facilities by id, in the given order, restricted to the caller's directory. */
-export async function facilitiesById(db: Db, caller: DirectoryCaller, ids: string[], publicBaseUrl: string): Promise<Facility[]> {
+export async function facilitiesById(db: Db, caller: DirectoryCaller, ids: string[], publicBaseUrl: string, keep?: KeptReference): Promise<Facility[]> {
   if (!ids.length) return [];
   const { rows } = await sql<FacilityRow>`
     SELECT f.id, f.name, f.npi, f.building_type, f.provider_location_id ${facilitiesOf(caller, false)}
     WHERE f.env = ${caller.env} AND f.id = ANY(${ids}::text[])`.execute(db);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return facilitiesOfRows(db, caller, ids.map((id) => byId.get(id)).filter((r) => r !== undefined), publicBaseUrl);
+  return facilitiesOfRows(db, caller, ids.map((id) => byId.get(id)).filter((r) => r !== undefined), publicBaseUrl, keep);
 }
 
 interface FacilityRow {
@@ -121,7 +122,7 @@ interface FacilityRow {
 }
 
 /** The facilities of `rows` (already read from the caller's directory), in their order, with their provider-locations' views. */
-async function facilitiesOfRows(db: Db, caller: DirectoryCaller, rows: FacilityRow[], publicBaseUrl: string, distances?: Map<string, number>): Promise<Facility[]> {
+async function facilitiesOfRows(db: Db, caller: DirectoryCaller, rows: FacilityRow[], publicBaseUrl: string, keep: KeptReference | undefined, distances?: Map<string, number>): Promise<Facility[]> {
   if (!rows.length) return [];
   const views = await loadProviderLocationViews(db, caller, {
     ids: rows.map((r) => r.provider_location_id),
@@ -129,6 +130,7 @@ async function facilitiesOfRows(db: Db, caller: DirectoryCaller, rows: FacilityR
     ...(distances ? { distances } : {}),
     // A facility shows no availability: none is computed.
     availability: false,
+    keep,
   });
   const out: Facility[] = [];
   for (const f of rows) {

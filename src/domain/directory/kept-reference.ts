@@ -7,7 +7,11 @@
  * from the kept page while it is unchanged. Equal versions mean the same committed directory, on
  * the primary or on a replica, so a kept page is never older than the version a request sees.
  *
- * One instance per application (src/http/app.ts makes it). Bounded by the rows kept, not by pages:
+ * The same instance keeps every specialty's name by id (`specialtyNames`), for the provider-location
+ * views (src/domain/directory/provider-location-view.ts), which use them only when the version their
+ * own statement saw is the one the names were read with.
+ *
+ * One instance per application (src/routes/v1/directory/index.ts makes it). Bounded by the rows kept, not by pages:
  * a page of 1,000 plans weighs as much as 1,000 pages of one.
  */
 import { sql, type Compilable } from 'kysely';
@@ -25,9 +29,20 @@ export interface VersionedPage<T> {
 /** Rows kept at most, over every page (about 0.5 kB each for the largest, insurance plans). */
 export const KEPT_REFERENCE_MAX_ROWS = 50_000;
 
+/** Every specialty's name by id in one environment, as read with the directory version it saw. */
+export interface KeptSpecialtyNames {
+  version: string;
+  names: Map<string, string>;
+}
+
+/** Specialties kept by name at most per environment (a taxonomy has a few hundred): above it, none are. */
+export const KEPT_SPECIALTY_NAMES_MAX = 20_000;
+
 /** The kept reference pages of one application (see the module comment). */
 export class KeptReference {
   private readonly pages: LRUCache<string, VersionedPage<unknown>>;
+  private readonly specialties = new Map<string, KeptSpecialtyNames>();
+  private readonly reading = new Map<string, Promise<void>>();
 
   constructor(maxRows = KEPT_REFERENCE_MAX_ROWS) {
     this.pages = new LRUCache({ maxSize: Math.max(1, Math.floor(maxRows)), sizeCalculation: (p) => 1 + p.items.length });
@@ -41,6 +56,37 @@ export class KeptReference {
   /** Keeps `page` under `key`. */
   set<T>(key: string, page: VersionedPage<T>): void {
     this.pages.set(key, page as VersionedPage<unknown>);
+  }
+
+  /** The specialty names kept for `env`, of whatever version they were read with. */
+  specialtyNames(env: string): KeptSpecialtyNames | undefined {
+    return this.specialties.get(env);
+  }
+
+  /**
+   * Reads `env`'s specialty names with the directory version (one statement, one snapshot) and keeps
+   * them, when those kept are older than `version` (or none are): a request that saw `version` asks.
+   * A read for `env` under way already is waited for instead, and names never replace newer ones.
+   */
+  async readSpecialtyNamesOlderThan(db: Db, env: string, version: string): Promise<void> {
+    const older = () => {
+      const kept = this.specialties.get(env);
+      return !kept || BigInt(kept.version) < BigInt(version);
+    };
+    if (!older()) return;
+    const under = this.reading.get(env);
+    if (under) return under;
+    const read = (async () => {
+      const { rows } = await sql<{ v: string; n: number; j: unknown }>`
+        SELECT (SELECT version::text FROM directory_version) AS v, count(*)::int AS n,
+          json_agg(json_build_array(id, name)) AS j FROM specialties WHERE env = ${env}`.execute(db);
+      const r = rows[0]!;
+      const kept = this.specialties.get(env);
+      if (r.n > KEPT_SPECIALTY_NAMES_MAX || (kept && BigInt(kept.version) >= BigInt(r.v))) return;
+      this.specialties.set(env, { version: r.v, names: new Map(driverJson<[string, string][]>(r.j) ?? []) });
+    })().finally(() => this.reading.delete(env));
+    this.reading.set(env, read);
+    return read;
   }
 
   /** Pages kept now. */

@@ -14,6 +14,7 @@ import type { LocalClock } from '../scheduling/local-time.js';
 import { weeklyBlocksAggSql } from '../scheduling/schedule-data.js';
 import type { DirectoryCaller } from './visible.js';
 import { genericPlan } from '../../db/generic-plan.js';
+import type { KeptReference } from './kept-reference.js';
 
 export type AcceptsInsurance = 'accepted' | 'not_accepted' | 'insurance_not_specified';
 
@@ -88,8 +89,11 @@ interface Row {
   certifications: string[];
   education_institutions: string[];
   specialty_ids: string[];
-  /** The names of `specialty_ids` that exist, in their order. */
-  specialty_names: string[];
+  /**
+   * The names of `specialty_ids` that exist, in their order; null when the kept names are of the
+   * version this statement saw (then they come from those).
+   */
+  specialty_names: string[] | null;
   main_specialty_id: string | null;
   default_visit_reason_id: string | null;
   visit_reason_ids: string[];
@@ -127,7 +131,11 @@ export function fullName(first: string, last: string, title: string | null): str
  * fills `distance_to_patient_mi`; with `cache`, recent availability summaries are reused
  * (src/domain/availability/summary-cache.ts), else they are computed from current data, with
  * `clock`'s memo of local-time conversions when given (a new clock per call has an empty one);
- * `availability: false` (facilities, which show none) leaves them out.
+ * `availability: false` (facilities, which show none) leaves them out. With `keep`, specialty names
+ * come from its kept names when they are of the directory version the statement saw, else the
+ * statement reads them and the names are read again to be kept (src/domain/directory/kept-reference.ts):
+ * computing them in the statement was ~15 % of it for 56 rows on PGlite (docs/performance.md, "The
+ * list of 50 NPIs: its lookup on the copied NPI, specialty names kept").
  *
  * Each id is looked up by primary key (LATERAL … LIMIT 1) in the caller's directory, so the cost
  * follows the number of ids, never the size of the directory, whatever the planner estimates of an
@@ -146,6 +154,8 @@ export async function loadProviderLocationViews(
     /** Local-time conversions to share with other reads (one per application); default: the cache's, else a new one. */
     clock?: LocalClock | undefined;
     availability?: boolean;
+    /** The application's kept reference (specialty names by directory version). */
+    keep?: KeptReference | undefined;
   },
 ): Promise<Map<string, ProviderLocationView>> {
   const out = new Map<string, ProviderLocationView>();
@@ -158,15 +168,17 @@ export async function loadProviderLocationViews(
     : sql``;
   // The rows come back as one JSON value: one native JSON.parse instead of the driver decoding some
   // forty fields per row (~1.7 ms less CPU for 60 rows on PGlite, measured).
-  const { rows: [agg] } = await genericPlan(sql<{ j: Row[] | null }>`
-    SELECT json_agg(v) AS j FROM (SELECT DISTINCT unnest(${input.ids}::text[]) AS id) i
+  const kept = input.keep?.specialtyNames(caller.env);
+  const { rows: [agg] } = await genericPlan(sql<{ v: string; j: Row[] | null }>`
+    SELECT (SELECT version::text FROM directory_version) AS v, json_agg(v) AS j FROM (SELECT DISTINCT unnest(${input.ids}::text[]) AS id) i
     CROSS JOIN LATERAL (
       SELECT pl.id, pl.provider_location_type, pl.required_fields, pl.accepts_booking_requests_from,
         p.id AS provider_id, p.npi, p.first_name, p.last_name, p.title, p.gender_identity, p.statement, p.photo_url,
         p.languages, p.certifications, p.education_institutions, p.specialty_ids, p.main_specialty_id,
         p.default_visit_reason_id, p.visit_reason_ids,
-        ARRAY(SELECT s.name FROM unnest(p.specialty_ids) WITH ORDINALITY u(id, n)
-              JOIN specialties s ON s.env = p.env AND s.id = u.id ORDER BY u.n) AS specialty_names,
+        CASE WHEN (SELECT version FROM directory_version) = ${kept?.version ?? null}::bigint THEN NULL
+             ELSE ARRAY(SELECT s.name FROM unnest(p.specialty_ids) WITH ORDINALITY u(id, n)
+                        JOIN specialties s ON s.env = p.env AND s.id = u.id ORDER BY u.n) END AS specialty_names,
         l.id AS location_id, l.is_virtual, l.location_name, l.address1, l.address2, l.city, l.state, l.zip_code,
         l.latitude, l.longitude, l.time_zone, l.phone_number, l.phone_extension,
         pt.id AS practice_id, pt.name AS practice_name,
@@ -186,6 +198,9 @@ export async function loadProviderLocationViews(
     ) v`).execute(db);
   const rows = agg?.j ?? [];
   if (rows.length === 0) return out;
+  // Names of an older version (or none yet): this statement read them; keep those of the version now.
+  if (input.keep && agg!.v !== kept?.version) await input.keep.readSpecialtyNamesOlderThan(db, caller.env, agg!.v);
+  const names = (r: Row): string[] => r.specialty_names ?? r.specialty_ids.flatMap((id) => kept!.names.get(id) ?? []);
 
   const availability = withAvailability
     ? await directoryAvailabilityOfRows(db, {
@@ -208,7 +223,7 @@ export async function loadProviderLocationViews(
       ...opt('title', r.title),
       full_name: fullName(r.first_name, r.last_name, r.title),
       ...opt('gender_identity', r.gender_identity),
-      specialties: r.specialty_names,
+      specialties: names(r),
       specialty_ids: r.specialty_ids,
       ...opt('default_visit_reason_id', r.default_visit_reason_id),
       visit_reason_ids: r.visit_reason_ids,

@@ -14,6 +14,7 @@ import {
 } from './provider-location-view.js';
 import type { AvailabilityCache } from '../availability/summary-cache.js';
 import type { DirectoryCaller } from './visible.js';
+import type { KeptReference } from './kept-reference.js';
 
 interface LocationCommon {
   provider_location_id: string;
@@ -31,21 +32,23 @@ export type ProviderResult = ProviderView & {
 export async function searchProvidersByNpi(
   db: Db,
   caller: DirectoryCaller,
-  q: { npis: string[]; insurancePlanId?: string | undefined; publicBaseUrl: string; now?: Date; cache?: AvailabilityCache | undefined },
+  q: { npis: string[]; insurancePlanId?: string | undefined; publicBaseUrl: string; now?: Date; cache?: AvailabilityCache | undefined; keep?: KeptReference | undefined },
 ): Promise<{ npi: string; providers: ProviderResult[] }[]> {
   const npis = [...new Set(q.npis)];
-  // NPI by NPI (`providers_npi`), then each provider's provider-locations by their unique key: never
-  // a hash join over every provider or provider-location, which the planner chose for 50 NPIs of a
-  // directory of a few thousand (docs/performance.md, "Directory reads (issue #20 §7)"). `OFFSET 0`
-  // keeps the LATERAL subquery a subquery run per NPI (a plain one would be flattened into a join).
+  // NPI by NPI, the caller's own directory rows by the NPI copied onto them
+  // (`developer_provider_locations_npi`, migration 0027; `active` is the provider-location's): one
+  // index range per NPI and no join, so neither the directory's size nor the rest of the environment
+  // decides the plan; 0.35 ms instead of 0.62 for the join through `providers_npi` (PGlite, 50 NPIs;
+  // docs/performance.md, "The list of 50 NPIs: its lookup on the copied NPI, specialty names kept").
+  // Per NPI (`OFFSET 0` keeps the LATERAL subquery from being flattened) because with one
+  // `npi = ANY(…)` PostgreSQL scanned the whole table when the caller held most of it. The view
+  // below checks each row again.
   const { rows } = await sql<{ id: string }>`
     SELECT x.id FROM (SELECT DISTINCT unnest(${npis}::text[]) AS npi) n
     CROSS JOIN LATERAL (
-      SELECT pl.id
-      FROM providers p
-      JOIN provider_locations pl ON pl.env = p.env AND pl.provider_id = p.id AND pl.active
-      JOIN developer_provider_locations dpl ON dpl.env = pl.env AND dpl.provider_location_id = pl.id AND dpl.developer_id = ${caller.developerId}
-      WHERE p.env = ${caller.env} AND p.npi = n.npi
+      SELECT dpl.provider_location_id AS id
+      FROM developer_provider_locations dpl
+      WHERE dpl.env = ${caller.env} AND dpl.developer_id = ${caller.developerId} AND dpl.npi = n.npi AND dpl.active
       OFFSET 0
     ) x
     ORDER BY x.id`.execute(db);
@@ -55,6 +58,7 @@ export async function searchProvidersByNpi(
     publicBaseUrl: q.publicBaseUrl,
     ...(q.now ? { now: q.now } : {}),
     cache: q.cache,
+    keep: q.keep,
   });
   const byNpi = new Map<string, Map<string, ProviderResult>>();
   for (const r of rows) {

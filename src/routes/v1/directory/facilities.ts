@@ -8,7 +8,7 @@ import { callerOf, type DirectoryDeps } from './context.js';
 import { facilitySearchParameters, MAX_NPIS } from '../../../domain/directory/search-parameters.js';
 import { Facility, MaxDistance, ZipCode } from './schemas.js';
 
-export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db }) => {
+export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db, keptReference }) => {
   const anyToken = app.guard({ allowAnonymous: true });
 
   app.get(
@@ -49,6 +49,7 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
           pageSize: q.page_size,
         },
         config.publicBaseUrl,
+        keptReference,
       );
       return {
         request_id: String(req.id),
@@ -73,7 +74,7 @@ export const facilityRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
       },
     },
     async (req) => {
-      const [f] = await facilitiesById(db, callerOf(req, config), [req.params.facility_id], config.publicBaseUrl);
+      const [f] = await facilitiesById(db, callerOf(req, config), [req.params.facility_id], config.publicBaseUrl, keptReference);
       if (!f) throw notFound(`no facility ${req.params.facility_id} in your directory`, 'facility_id');
       return { request_id: String(req.id), data: f };
     },

@@ -19,13 +19,12 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryDeps & { kickIn
 
   // Every GET below reads through `reads` (the replica when there is one); the one write, the
   // insurance-mapping change request, is the only route that uses `db` (docs/decisions/0020-read-replicas.md).
-  const base = { config, db, reads };
+  // Reference pages and specialty names kept while the directory version holds (src/domain/directory/kept-reference.ts).
+  const base = { config, db, reads, keptReference: deps.keptReference ?? new KeptReference() };
   // Availability summaries in listings may be up to a minute old (src/domain/availability/summary-cache.ts).
   const listing = { ...base, availabilityCache: deps.availabilityCache ?? new AvailabilityCache() };
-  // Reference pages kept while the directory version holds (src/domain/directory/kept-reference.ts).
-  const reference = { ...base, keptReference: deps.keptReference ?? new KeptReference() };
-  await app.register(referenceRoutes, reference);
-  await app.register(insurancePlanRoutes, reference);
+  await app.register(referenceRoutes, base);
+  await app.register(insurancePlanRoutes, base);
   await app.register(schedulableEntityRoutes, listing);
   await app.register(providerRoutes, listing);
   await app.register(insuranceMappingRoutes, { ...base, kickJob: deps.kickInsuranceMappings });

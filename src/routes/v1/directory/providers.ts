@@ -15,7 +15,7 @@ import { errorResponses, nextUrl, pageEnvelope, pagingQuery } from '../common-sc
 import { callerOf, type DirectoryDeps } from './context.js';
 import { MaxDistance, ProviderLocation, ProviderSearchProvider, ZipCode } from './schemas.js';
 
-export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db, availabilityCache }) => {
+export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (app, { config, reads: db, availabilityCache, keptReference }) => {
   // The single read computes from current data (no memoised summary) but shares the application's
   // local-time conversions: a new clock per request would start with an empty memo.
   const clock = availabilityCache?.clock ?? new LocalClock();
@@ -53,6 +53,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
         publicBaseUrl: config.publicBaseUrl,
         // A listing, like the search: its first availability dates may be up to a minute old (src/domain/availability/summary-cache.ts).
         cache: availabilityCache,
+        keep: keptReference,
       });
       return { request_id: String(req.id), data };
     },
@@ -110,6 +111,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
         publicBaseUrl: config.publicBaseUrl,
         // Search results may show an availability summary up to a minute old (src/domain/availability/summary-cache.ts).
         cache: availabilityCache,
+        keep: keptReference,
       });
       return {
         request_id: String(req.id),
@@ -147,6 +149,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<DirectoryDeps> = async (a
         insurancePlanId: req.query.insurance_plan_id,
         publicBaseUrl: config.publicBaseUrl,
         clock,
+        keep: keptReference,
       });
       const v = views.get(id);
       if (!v) throw notFound(`no provider-location ${id} in your directory`, 'provider_location_id');
