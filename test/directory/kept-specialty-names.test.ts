@@ -85,4 +85,20 @@ describe('specialty names kept by directory version', () => {
     expect(statements).toHaveLength(9);
     expect(keep.specialtyNames(caller.env)?.names.get('sp_fam')).toBe('Family Medicine');
   });
+
+  test('above the bound no names are kept, the views compute them, and the names are not read again until the version moves', async () => {
+    const keep = new KeptReference(undefined, 1);
+    const caller = { env: t.config.appEnv, developerId: f.devA.developer_id };
+    const capture = new StatementCapture();
+    const db = capture.on(t.db);
+    const view = () => loadProviderLocationViews(db, caller, { ids: [PL.a1nyc], publicBaseUrl: 'http://x', availability: false, keep });
+    const namesReads = async () => (await capture.during(db, view)).filter((q) => /FROM specialties WHERE env/.test(q.sql)).length;
+    expect(await namesReads()).toBe(1);
+    expect(keep.specialtyNames(caller.env)).toBeUndefined();
+    expect([...(await view()).values()][0]!.provider.specialties).toEqual(['Family Medicine']);
+    expect(await namesReads()).toBe(0);
+    await rename('Family Medicine');
+    expect(await namesReads()).toBe(1);
+    expect(await namesReads()).toBe(0);
+  });
 });

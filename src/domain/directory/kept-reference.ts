@@ -41,10 +41,14 @@ export const KEPT_SPECIALTY_NAMES_MAX = 20_000;
 /** The kept reference pages of one application (see the module comment). */
 export class KeptReference {
   private readonly pages: LRUCache<string, VersionedPage<unknown>>;
-  private readonly specialties = new Map<string, KeptSpecialtyNames>();
+  /** Per environment; `names` null when there were too many to keep at that version. */
+  private readonly specialties = new Map<string, { version: string; names: Map<string, string> | null }>();
   private readonly reading = new Map<string, Promise<void>>();
 
-  constructor(maxRows = KEPT_REFERENCE_MAX_ROWS) {
+  constructor(
+    maxRows = KEPT_REFERENCE_MAX_ROWS,
+    private readonly maxSpecialtyNames = KEPT_SPECIALTY_NAMES_MAX,
+  ) {
     this.pages = new LRUCache({ maxSize: Math.max(1, Math.floor(maxRows)), sizeCalculation: (p) => 1 + p.items.length });
   }
 
@@ -60,13 +64,15 @@ export class KeptReference {
 
   /** The specialty names kept for `env`, of whatever version they were read with. */
   specialtyNames(env: string): KeptSpecialtyNames | undefined {
-    return this.specialties.get(env);
+    const kept = this.specialties.get(env);
+    return kept?.names ? { version: kept.version, names: kept.names } : undefined;
   }
 
   /**
    * Reads `env`'s specialty names with the directory version (one statement, one snapshot) and keeps
    * them, when those kept are older than `version` (or none are): a request that saw `version` asks.
    * A read for `env` under way already is waited for instead, and names never replace newer ones.
+   * Above `maxSpecialtyNames` (default `KEPT_SPECIALTY_NAMES_MAX`) none are kept, and not read again until the version moves.
    */
   async readSpecialtyNamesOlderThan(db: Db, env: string, version: string): Promise<void> {
     const older = () => {
@@ -82,8 +88,9 @@ export class KeptReference {
           json_agg(json_build_array(id, name)) AS j FROM specialties WHERE env = ${env}`.execute(db);
       const r = rows[0]!;
       const kept = this.specialties.get(env);
-      if (r.n > KEPT_SPECIALTY_NAMES_MAX || (kept && BigInt(kept.version) >= BigInt(r.v))) return;
-      this.specialties.set(env, { version: r.v, names: new Map(driverJson<[string, string][]>(r.j) ?? []) });
+      if (kept && BigInt(kept.version) >= BigInt(r.v)) return;
+      // Too many to keep: remembered for this version, so that the views compute them without asking again.
+      this.specialties.set(env, { version: r.v, names: r.n > this.maxSpecialtyNames ? null : new Map(driverJson<[string, string][]>(r.j) ?? []) });
     })().finally(() => this.reading.delete(env));
     this.reading.set(env, read);
     return read;
