@@ -10,7 +10,8 @@ import type { NewDeveloper } from '../../src/domain/developers/create-developer.
 import type { DirectoryDocument } from '../../src/domain/directory/document.js';
 import { npiCheckDigit } from '../../src/domain/directory/npi.js';
 import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
-import { newDeveloper, type TestApp } from '../helpers/app.js';
+import { afterAll, beforeAll } from 'vitest';
+import { newDeveloper, testApp, type TestApp } from '../helpers/app.js';
 import { clientToken } from '../helpers/auth.js';
 
 export const npi = (base9: string): string => base9 + String(npiCheckDigit(base9));
@@ -154,6 +155,20 @@ export async function loadFixture(t: TestApp): Promise<DirectoryFixture> {
     await trx.insertInto('developer_provider_locations').values(rows).execute();
   });
   return { devA, devB, tokenA: await clientToken(t, devA), tokenB: await clientToken(t, devB) };
+}
+
+/**
+ * A test file's app with the fixture loaded: registers `beforeAll` (a new test app, `loadFixture`)
+ * and `afterAll` (closes it); the returned object holds both once the file's tests run.
+ */
+export function useDirectoryFixture(): { readonly t: TestApp; readonly f: DirectoryFixture } {
+  const ctx = {} as { t: TestApp; f: DirectoryFixture };
+  beforeAll(async () => {
+    ctx.t = await testApp();
+    ctx.f = await loadFixture(ctx.t);
+  });
+  afterAll(async () => ctx.t?.close());
+  return ctx;
 }
 
 /** GET `url` with a bearer token (or none); returns status and parsed body. */

@@ -1,35 +1,61 @@
 /**
- * Specialty names in the provider-location views (src/domain/directory/provider-location-view.ts)
- * come from the names kept by directory version (src/domain/directory/kept-reference.ts) only while
- * the version the view's statement saw is theirs: a renamed specialty shows at once in every read
- * that shows names, and the kept names follow.
+ * The provider-location views follow directory writes at once (src/domain/directory/provider-location-view.ts,
+ * src/domain/directory/provider-search.ts):
+ * - GET /v1/providers (docs/api/directory.md#providers-by-npi) reads the caller's rows by the NPI copied
+ *   onto them (migration 0027): a provider's new NPI, a deactivated provider-location and one
+ *   reactivated show in the very next answer;
+ * - specialty names come from the names kept by directory version (src/domain/directory/kept-reference.ts)
+ *   only while the version the view's statement saw is theirs: a renamed specialty shows at once in
+ *   every read that shows names, and the kept names follow.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { KeptReference } from '../../src/domain/directory/kept-reference.js';
 import { loadProviderLocationViews, type ProviderLocationView } from '../../src/domain/directory/provider-location-view.js';
 import { writeDirectory } from '../../src/domain/directory/write/write-directory.js';
-import { testApp, type TestApp } from '../helpers/app.js';
 import { StatementCapture } from '../helpers/statement-capture.js';
-import { fixtureDocument, get, loadFixture, NPI, PL, type DirectoryFixture } from './fixture.js';
+import { fixtureDocument, get, NPI, npi, PL, useDirectoryFixture } from './fixture.js';
 
-let t: TestApp;
-let f: DirectoryFixture;
-beforeAll(async () => {
-  t = await testApp();
-  f = await loadFixture(t);
+const ctx = useDirectoryFixture();
+
+const locationsOf = async (n: string): Promise<string[]> => {
+  const r = await get(ctx.t, `/v1/providers?npis=${n}`, ctx.f.tokenA);
+  expect(r.status).toBe(200);
+  return (r.body.data[0].providers as { locations: { provider_location_id: string }[] }[]).flatMap((p) => p.locations.map((l) => l.provider_location_id)).sort();
+};
+
+describe('GET /v1/providers after directory writes', () => {
+  test('a provider\'s new NPI finds it at once, and the old NPI no longer does (and back)', async () => {
+    expect(await locationsOf(NPI.a1)).toEqual([PL.a1bk, PL.a1nyc].sort());
+    const renumbered = npi('123000099');
+    const a1 = fixtureDocument().providers!.find((p) => p.id === 'pr_a1')!;
+    await ctx.t.db.transaction().execute((trx) => writeDirectory(trx, ctx.t.config.appEnv, { providers: [{ ...a1, npi: renumbered }] }));
+    expect(await locationsOf(renumbered)).toEqual([PL.a1bk, PL.a1nyc].sort());
+    expect(await locationsOf(NPI.a1)).toEqual([]);
+    await ctx.t.db.transaction().execute((trx) => writeDirectory(trx, ctx.t.config.appEnv, { providers: [a1] }));
+    expect(await locationsOf(NPI.a1)).toEqual([PL.a1bk, PL.a1nyc].sort());
+    expect(await locationsOf(renumbered)).toEqual([]);
+  });
+
+  test('a deactivated provider-location leaves the answer, and comes back when reactivated', async () => {
+    expect(await locationsOf(NPI.b1)).toEqual([PL.b1nyc]);
+    const pl = (active: boolean) => ({ provider_id: 'pr_b1', location_id: 'lo_nyc2', active });
+    await ctx.t.db.transaction().execute((trx) => writeDirectory(trx, ctx.t.config.appEnv, { provider_locations: [pl(false)] }));
+    expect(await locationsOf(NPI.b1)).toEqual([]);
+    await ctx.t.db.transaction().execute((trx) => writeDirectory(trx, ctx.t.config.appEnv, { provider_locations: [pl(true)] }));
+    expect(await locationsOf(NPI.b1)).toEqual([PL.b1nyc]);
+  });
 });
-afterAll(async () => t?.close());
 
 const rename = async (name: string): Promise<void> => {
   const fam = fixtureDocument().specialties!.find((s) => s.id === 'sp_fam')!;
-  await t.db.transaction().execute((trx) => writeDirectory(trx, t.config.appEnv, { specialties: [{ ...fam, name }] }));
+  await ctx.t.db.transaction().execute((trx) => writeDirectory(trx, ctx.t.config.appEnv, { specialties: [{ ...fam, name }] }));
 };
 
 /** The names each read that shows them gives for provider a1 (Family Medicine) at `PL.a1nyc`. */
 const namesShown = async (): Promise<Record<string, string[]>> => {
-  const byNpi = await get(t, `/v1/providers?npis=${NPI.a1}`, f.tokenA);
-  const one = await get(t, `/v1/provider_locations/${encodeURIComponent(PL.a1nyc)}`, f.tokenA);
-  const search = await get(t, '/v1/provider_locations?zip_code=10001&specialty_id=sp_fam', f.tokenA);
+  const byNpi = await get(ctx.t, `/v1/providers?npis=${NPI.a1}`, ctx.f.tokenA);
+  const one = await get(ctx.t, `/v1/provider_locations/${encodeURIComponent(PL.a1nyc)}`, ctx.f.tokenA);
+  const search = await get(ctx.t, '/v1/provider_locations?zip_code=10001&specialty_id=sp_fam', ctx.f.tokenA);
   for (const r of [byNpi, one, search]) expect(r.status).toBe(200);
   const found = (search.body.data.provider_locations as { provider_location_id: string; provider: { specialties: string[] } }[]).find((v) => v.provider_location_id === PL.a1nyc);
   return { byNpi: byNpi.body.data[0].providers[0].specialties, one: one.body.data.provider.specialties, search: found!.provider.specialties };
@@ -49,9 +75,9 @@ describe('specialty names kept by directory version', () => {
 
   test('kept names are used while their version holds, and read again once it moves', async () => {
     const keep = new KeptReference();
-    const caller = { env: t.config.appEnv, developerId: f.devA.developer_id };
+    const caller = { env: ctx.t.config.appEnv, developerId: ctx.f.devA.developer_id };
     const view = async () =>
-      (await loadProviderLocationViews(t.db, caller, { ids: [PL.a1nyc], publicBaseUrl: 'http://x', availability: false, keep })).get(PL.a1nyc)!.provider.specialties;
+      (await loadProviderLocationViews(ctx.t.db, caller, { ids: [PL.a1nyc], publicBaseUrl: 'http://x', availability: false, keep })).get(PL.a1nyc)!.provider.specialties;
     expect(keep.specialtyNames(caller.env)).toBeUndefined();
     expect(await view()).toEqual(['Family Medicine']);
     const kept = keep.specialtyNames(caller.env)!;
@@ -70,9 +96,9 @@ describe('specialty names kept by directory version', () => {
 
   test('concurrent views that find no kept names read them once, and each statement of theirs reads the names itself', async () => {
     const keep = new KeptReference();
-    const caller = { env: t.config.appEnv, developerId: f.devA.developer_id };
+    const caller = { env: ctx.t.config.appEnv, developerId: ctx.f.devA.developer_id };
     const capture = new StatementCapture();
-    const db = capture.on(t.db);
+    const db = capture.on(ctx.t.db);
     let views: Map<string, ProviderLocationView>[] = [];
     const statements = await capture.during(db, async () => {
       views = await Promise.all(
@@ -88,9 +114,9 @@ describe('specialty names kept by directory version', () => {
 
   test('above the bound no names are kept, the views compute them, and the names are not read again until the version moves', async () => {
     const keep = new KeptReference(undefined, 1);
-    const caller = { env: t.config.appEnv, developerId: f.devA.developer_id };
+    const caller = { env: ctx.t.config.appEnv, developerId: ctx.f.devA.developer_id };
     const capture = new StatementCapture();
-    const db = capture.on(t.db);
+    const db = capture.on(ctx.t.db);
     const view = () => loadProviderLocationViews(db, caller, { ids: [PL.a1nyc], publicBaseUrl: 'http://x', availability: false, keep });
     const namesReads = async () => (await capture.during(db, view)).filter((q) => /FROM specialties WHERE env/.test(q.sql)).length;
     expect(await namesReads()).toBe(1);
