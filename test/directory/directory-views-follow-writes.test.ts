@@ -127,4 +127,13 @@ describe('specialty names kept by directory version', () => {
     expect(await namesReads()).toBe(1);
     expect(await namesReads()).toBe(0);
   });
+
+  test('a failed read of the names leaves them unkept and the answer whole', async () => {
+    const keep = new KeptReference();
+    const caller = { env: ctx.t.config.appEnv, developerId: ctx.f.devA.developer_id };
+    keep.readSpecialtyNamesOlderThan = () => Promise.reject(new Error('the names could not be read'));
+    const views = await loadProviderLocationViews(ctx.t.db, caller, { ids: [PL.a1nyc], publicBaseUrl: 'http://x', availability: false, keep });
+    expect(views.get(PL.a1nyc)!.provider.specialties).toEqual(['Family Medicine']);
+    expect(keep.specialtyNames(caller.env)).toBeUndefined();
+  });
 });

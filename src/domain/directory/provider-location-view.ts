@@ -199,7 +199,8 @@ export async function loadProviderLocationViews(
   const rows = agg?.j ?? [];
   if (rows.length === 0) return out;
   // Names of an older version (or none yet): this statement read them; keep those of the version now.
-  if (input.keep && agg!.v !== kept?.version) await input.keep.readSpecialtyNamesOlderThan(db, caller.env, agg!.v);
+  // A failed read only leaves them unkept (the next view asks again): this answer has its names.
+  if (input.keep && agg!.v !== kept?.version) await input.keep.readSpecialtyNamesOlderThan(db, caller.env, agg!.v).catch(() => undefined);
   const names = (r: Row): string[] => r.specialty_names ?? r.specialty_ids.flatMap((id) => kept!.names.get(id) ?? []);
 
   const availability = withAvailability
