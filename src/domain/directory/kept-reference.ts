@@ -17,6 +17,7 @@
 import { sql, type Compilable } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.js';
+import type { Env } from '../../db/schema.js';
 import { driverJson } from '../scheduling/schedule-data.js';
 
 /** A listing's page and total, as read with the directory version it saw. */
@@ -42,8 +43,8 @@ export const KEPT_SPECIALTY_NAMES_MAX = 20_000;
 export class KeptReference {
   private readonly pages: LRUCache<string, VersionedPage<unknown>>;
   /** Per environment; `names` null when there were too many to keep at that version. */
-  private readonly specialties = new Map<string, { version: string; names: Map<string, string> | null }>();
-  private readonly reading = new Map<string, Promise<void>>();
+  private readonly specialties = new Map<Env, { version: string; names: Map<string, string> | null }>();
+  private readonly reading = new Map<Env, Promise<void>>();
 
   constructor(
     maxRows = KEPT_REFERENCE_MAX_ROWS,
@@ -63,9 +64,9 @@ export class KeptReference {
   }
 
   /** The specialty names kept for `env`, of whatever version they were read with. */
-  specialtyNames(env: string): KeptSpecialtyNames | undefined {
+  specialtyNames(env: Env): KeptSpecialtyNames | undefined {
     const kept = this.specialties.get(env);
-    return kept?.names ? { version: kept.version, names: kept.names } : undefined;
+    return kept?.names ? (kept as KeptSpecialtyNames) : undefined;
   }
 
   /**
@@ -74,23 +75,23 @@ export class KeptReference {
    * A read for `env` under way already is waited for instead, and names never replace newer ones.
    * Above `maxSpecialtyNames` (default `KEPT_SPECIALTY_NAMES_MAX`) none are kept, and not read again until the version moves.
    */
-  async readSpecialtyNamesOlderThan(db: Db, env: string, version: string): Promise<void> {
-    const older = () => {
-      const kept = this.specialties.get(env);
-      return !kept || BigInt(kept.version) < BigInt(version);
-    };
-    if (!older()) return;
+  async readSpecialtyNamesOlderThan(db: Db, env: Env, version: string): Promise<void> {
+    const kept = this.specialties.get(env);
+    if (kept && BigInt(kept.version) >= BigInt(version)) return;
     const under = this.reading.get(env);
     if (under) return under;
     const read = (async () => {
-      const { rows } = await sql<{ v: string; n: number; j: unknown }>`
-        SELECT (SELECT version::text FROM directory_version) AS v, count(*)::int AS n,
-          json_agg(json_build_array(id, name)) AS j FROM specialties WHERE env = ${env}`.execute(db);
-      const r = rows[0]!;
-      const kept = this.specialties.get(env);
-      if (kept && BigInt(kept.version) >= BigInt(r.v)) return;
+      const specialties = db.selectFrom('specialties').where('env', '=', env);
+      // One more than the bound, so that a directory above it is not read whole.
+      const r = await readVersionedPage<{ id: string; name: string }>(
+        db,
+        specialties.select(['id', 'name']).orderBy('id').limit(this.maxSpecialtyNames + 1),
+        specialties.select(sql<string>`count(*)`.as('n')),
+      );
+      const now = this.specialties.get(env);
+      if (now && BigInt(now.version) >= BigInt(r.version)) return;
       // Too many to keep: remembered for this version, so that the views compute them without asking again.
-      this.specialties.set(env, { version: r.v, names: r.n > this.maxSpecialtyNames ? null : new Map(driverJson<[string, string][]>(r.j) ?? []) });
+      this.specialties.set(env, { version: r.version, names: r.total > this.maxSpecialtyNames ? null : new Map(r.items.map((x) => [x.id, x.name])) });
     })().finally(() => this.reading.delete(env));
     this.reading.set(env, read);
     return read;
